@@ -1,0 +1,1 @@
+"""One module per ``menace`` subcommand; each is imported only when it runs."""
