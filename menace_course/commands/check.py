@@ -1,0 +1,118 @@
+"""``menace check FILE``: a student's file through the sandbox and back as feedback.
+
+Also ``menace list``: the course's challenges.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+
+from menace_course import catalog
+from menace_course.catalog import Challenge
+from menace_course.course import Course, find_course
+from menace_course.errors import UsageError
+from menace_course.feedback import render_many
+from menace_course.loader import Source, read_submission
+from menace_course.models import Status, SubmissionReport
+from menace_course.pipeline import check_source
+from menace_course.sandbox.launch import choose_kind
+from menace_course.suite import collect
+from menace_course.terminal import print_feedback
+
+course_option = click.option(
+    "--course",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The course folder (default: found from here upwards, else the installed one).",
+)
+
+
+def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Challenge]:
+    if slug is not None:
+        return [catalog.load_challenge(course, slug)]
+    found = catalog.detect(course, set(source.defined))
+    if found:
+        return found
+    # The file could not be parsed, or defines none of the functions: guess from its text
+    # or its name, so that a syntax error still gets feedback for the right challenge.
+    names = set(re.findall(r"^\s*def\s+(\w+)", source.text, flags=re.MULTILINE))
+    names.add(source.path.stem)
+    found = catalog.detect(course, names) or [
+        c for c in catalog.load_all(course) if c.slug == source.path.stem
+    ]
+    if found:
+        return found
+    slugs = ", ".join(catalog.list_slugs(course))
+    raise UsageError(
+        f"{source.path.name} defines none of the challenges' functions ({slugs}); "
+        "name the challenge with --challenge SLUG"
+    )
+
+
+@click.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--challenge", "slug", metavar="SLUG", help="Which challenge (default: from the functions the file defines).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "html", "json"]),
+    default="text",
+    show_default=True,
+    help="How to show the feedback.",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "process"]),
+    default="auto",
+    show_default=True,
+    help="bwrap isolates your code fully (Linux); process is a plain child process.",
+)
+@click.option("--ascii", "ascii_only", is_flag=True, help="Use :) :( :| instead of ✓ ✗ –.")
+@course_option
+def check(file: Path, slug: str | None, output_format: str, sandbox: str, ascii_only: bool, course: Path | None) -> int:
+    """Check the function(s) in FILE (.py or .ipynb) and explain what is right and wrong.
+
+    \b
+    Examples:
+      menace check after_game.py
+      menace check my_notebook.ipynb --challenge opening_box
+      menace check after_game.py --format json
+
+    Exit code: 0 when every check passes, 1 when some do not, 2 when FILE cannot be read
+    or the challenge is unknown.
+    """
+    the_course = find_course(course)
+    source = read_submission(file)
+    challenges = _challenges_for(the_course, source, slug)
+    kind = choose_kind(sandbox)
+    reports = [check_source(source, collect(the_course, c), kind) for c in challenges]
+    _show(reports, output_format, the_course, ascii_only)
+    if any(r.status is Status.UNREADABLE for r in reports):
+        return 2
+    return 0 if all(r.passed for r in reports) else 1
+
+
+def _show(reports: list[SubmissionReport], output_format: str, course: Course, ascii_only: bool) -> None:
+    if output_format == "json":
+        data = [r.to_dict() for r in reports]
+        click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False))
+        return
+    text = render_many(reports, course.templates_dir, output_format)  # type: ignore[arg-type]
+    if output_format == "text":
+        print_feedback(text, ascii_only=ascii_only)
+    else:
+        click.echo(text, nl=False)
+
+
+@click.command("list")
+@course_option
+def list_challenges(course: Path | None) -> int:
+    """List the course's challenges: slug, stars and title."""
+    the_course = find_course(course)
+    for challenge in catalog.load_all(the_course):
+        click.echo(f"{challenge.slug:<16} {'★' * challenge.stars:<4} {challenge.title}")
+    return 0

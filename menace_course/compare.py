@@ -1,0 +1,41 @@
+"""Type-strict equality for values that came back from a student's function.
+
+``same([1, 2], (1, 2))`` is False, ``same(1, True)`` is False, ``same(1, 1.0)`` is False,
+and an :class:`~menace_course.sandbox.wire.Opaque` value equals nothing. Plain ``==``
+would accept all of those.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def same(got: Any, expected: Any) -> bool:
+    """True when both values have exactly the same types, all the way down, and are equal."""
+    if type(got) is not type(expected):
+        return False
+    if isinstance(expected, list | tuple):
+        return len(got) == len(expected) and all(map(same, got, expected))
+    if isinstance(expected, dict):
+        if len(got) != len(expected):
+            return False
+        for key, value in expected.items():
+            matches = [k for k in got if same(k, key)]
+            if len(matches) != 1 or not same(got[matches[0]], value):
+                return False
+        return True
+    if isinstance(expected, set | frozenset):
+        return len(got) == len(expected) and all(any(same(g, e) for g in got) for e in expected)
+    return bool(got == expected)
+
+
+def first_difference(got: Any, expected: Any) -> str | None:
+    """Where two sequences first differ, in words (``"position 4"``), or None."""
+    if not isinstance(got, list | tuple) or not isinstance(expected, list | tuple):
+        return None
+    for index, (a, b) in enumerate(zip(got, expected, strict=False)):
+        if not same(a, b):
+            return f"position {index}"
+    if len(got) != len(expected):
+        return f"length: {len(got)} items instead of {len(expected)}"
+    return None

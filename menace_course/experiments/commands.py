@@ -1,0 +1,149 @@
+"""``menace experiment NAME``: the experiments as command-line commands.
+
+Each experiment is a subcommand with its own options and ``--help``. The results go
+to standard output; a progress bar, hints and file names go to standard error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+
+import click
+
+from menace_course.errors import UsageError
+from menace_course.experiments.progress import progress_bar
+
+
+class ExperimentGroup(click.Group):
+    """A group that answers an unknown experiment's name with the close ones."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Find the experiment named first in ``args``, or say which names exist."""
+        if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
+            known = sorted(self.commands)
+            close = difflib.get_close_matches(args[0], known, n=2, cutoff=0.5)
+            hint = f"did you mean {' or '.join(close)}?" if close else "the experiments are:"
+            raise UsageError(
+                f"no experiment named {args[0]!r}; {hint} {'' if close else ', '.join(known)}"
+                .strip()
+            )
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=ExperimentGroup, invoke_without_command=True)
+@click.pass_context
+def experiment(ctx: click.Context) -> int:
+    """Run an experiment from the lesson's questions, and print what it found.
+
+    \b
+    Try:  menace experiment no-refill
+          menace experiment rewards --picture rewards.png
+          menace experiment two-learners --games 3000
+    Each one has its own options: menace experiment NAME --help
+    """
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
+    return 0
+
+
+
+@experiment.command("no-refill")
+@click.option("--runs", type=click.IntRange(min=1), default=200, show_default=True,
+              help="How many runs, each with its own seed.")
+@click.option("--games", type=click.IntRange(min=1), default=300, show_default=True,
+              help="Games against Perfect in each run.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="The first run's seed; the next runs take the next seeds.")
+def no_refill(runs: int, games: int, seed: int) -> int:
+    """Step 3 without the refill rule: how often does the first box run out for good?"""
+    from menace_course.experiments import no_refill as experiment_module
+
+    with progress_bar(runs, "runs") as tick:
+        data = experiment_module.run(range(seed, seed + runs), games, tick)
+    click.echo(experiment_module.report(data), nl=False)
+    return 0
+
+
+@experiment.command()
+@click.option("--seed", type=int, default=0, show_default=True, help="The random seed.")
+@click.option("--games", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Training games in a round, and greedy games counted after it.")
+@click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True,
+              help="How many rounds.")
+def replica(seed: int, games: int, rounds: int) -> int:
+    """The second account's program: no symmetry, 4 beads a square, against Random."""
+    from menace_course.experiments import replica as experiment_module
+
+    with progress_bar(rounds, "rounds") as tick:
+        data = experiment_module.run(seed, rounds, games, tick)
+    click.echo(experiment_module.report(data), nl=False)
+    return 0
+
+
+def _triple(text: str) -> tuple[int, int, int]:
+    numbers = re.fullmatch(r"\s*([+-]?\d+)\s*[,/]\s*([+-]?\d+)\s*[,/]\s*([+-]?\d+)\s*", text)
+    if numbers is None:
+        raise UsageError(f"--reward {text!r}: give three whole numbers, win/draw/loss, like 3/1/-1")
+    win, draw, loss = (int(n) for n in numbers.groups())
+    return win, draw, loss
+
+
+@experiment.command()
+@click.option("--opponent", type=click.Choice(["perfect", "random"]), default="perfect",
+              show_default=True, help="Whom MENACE learns against.")
+@click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Runs (seeds) for each reward.")
+@click.option("--games", type=click.IntRange(min=1), default=300, show_default=True,
+              help="Games in each run.")
+@click.option("--seed", type=int, default=1, show_default=True, help="The first run's seed.")
+@click.option("--reward", "rewards", multiple=True, metavar="W/D/L",
+              help="Beads added for a win, a draw and a loss, e.g. 3/1/-1 (repeat to "
+              "compare several; default: six of them, Michie's first).")
+@click.option("--picture", type=click.Path(dir_okay=False, path_type=Path),
+              help="Draw Michie's chart for each reward to this .png, .svg or .pdf file.")
+def rewards(
+    opponent: str, runs: int, games: int, seed: int, rewards: tuple[str, ...], picture: Path | None
+) -> int:
+    """Change the rewards: do Michie's +3 (win), +1 (draw), -1 (loss) matter?"""
+    from menace_course.experiments import rewards as experiment_module
+    from menace_course.noughts import perfect_move, random_move
+
+    if picture is not None and picture.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UsageError(f"--picture {picture}: the name must end in .png, .svg or .pdf")
+    if games < 50:
+        raise UsageError("--games must be at least 50: the table compares the first 50 and the last 50")
+    triples = tuple(_triple(text) for text in rewards) or experiment_module.TRIPLES
+    player = perfect_move if opponent == "perfect" else random_move
+    with progress_bar(runs * len(triples), "runs") as tick:
+        data = experiment_module.run(player, triples, range(seed, seed + runs), games, tick)
+    click.echo(experiment_module.report(data), nl=False)
+    if picture is not None:
+        experiment_module.draw_chart(data, picture, opponent.capitalize())
+        click.echo(f"Chart written to {picture}", err=True)
+    else:
+        click.echo("(add --picture rewards.png to draw Michie's chart)", err=True)
+    return 0
+
+
+@experiment.command("two-learners")
+@click.option("--games", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="Games the two learners play against each other.")
+@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many runs, each with its own seed.")
+@click.option("--seed", type=int, default=1, show_default=True, help="The first run's seed.")
+@click.option("--last", type=click.IntRange(min=1), default=100, show_default=True,
+              help="How many of the last games to count draws in.")
+@click.option("--tests", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Games each side then plays against Perfect.")
+def two_learners(games: int, runs: int, seed: int, last: int, tests: int) -> int:
+    """Both sides learn, as in Michie's computer version: do both become near-expert?"""
+    from menace_course.experiments import two_learners as experiment_module
+
+    with progress_bar(runs * games, "games") as tick:
+        data = experiment_module.run(range(seed, seed + runs), games, min(last, games), tests, tick)
+    click.echo(experiment_module.report(data), nl=False)
+    return 0

@@ -1,0 +1,132 @@
+"""Read a student's file (``.py`` or ``.ipynb``) into source text, safely and without running it.
+
+Everything here is done by reading and parsing only: the file's size is capped, its
+encoding is worked out (UTF-8, a BOM, a coding line, or Windows' usual encodings, with a
+notice), a notebook's code cells are joined, and :func:`ast.parse` finds syntax errors and
+the names the file defines. Nothing of the student's runs in this process.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+from menace_course.errors import UsageError
+from menace_course.models import Detail, Line, LoadProblem, Status
+
+MAX_BYTES = 512 * 1024
+
+
+@dataclass(frozen=True)
+class Source:
+    """A submission as text, or the reason it could not be read."""
+
+    path: Path
+    text: str
+    status: Status  #: CHECKED when it parsed; otherwise why not
+    problem: LoadProblem | None = None
+    defined: frozenset[str] = frozenset()
+    notices: tuple[str, ...] = ()
+
+
+def read_submission(path: Path) -> Source:
+    """Read and parse ``path``.
+
+    Raises:
+        UsageError: the path does not exist or is a folder (the user's mistake, exit 2).
+    """
+    if not path.exists():
+        raise UsageError(f"no such file: {path}")
+    if path.is_dir():
+        raise UsageError(f"{path} is a folder; give the file with your function in it")
+    try:
+        raw = path.read_bytes()[: MAX_BYTES + 1]
+    except OSError as error:
+        return _unreadable(path, f"the file could not be opened ({error.strerror})")
+    if len(raw) > MAX_BYTES:
+        return _unreadable(path, f"the file is larger than {MAX_BYTES // 1024} KB")
+    text, notices = _decode(raw)
+    if text is None:
+        return _unreadable(path, "the file is not text (it looks like a binary file)")
+    if path.suffix.lower() == ".ipynb":
+        try:
+            text = notebook_code(text)
+        except ValueError as error:
+            return _unreadable(path, f"the notebook could not be read: {error}")
+    return _parse(path, text, notices)
+
+
+def _unreadable(path: Path, message: str) -> Source:
+    return Source(path, "", Status.UNREADABLE, LoadProblem(message))
+
+
+def _decode(raw: bytes) -> tuple[str | None, tuple[str, ...]]:
+    if b"\x00" in raw and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, ()
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16"), ("The file is saved as UTF-16; it was read as such.",)
+        except UnicodeDecodeError:
+            return None, ()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        return raw.decode(encoding).removeprefix("\ufeff"), ()
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        pass
+    text = raw.decode("cp1252", errors="replace")
+    return text, (
+        "The file is not saved as UTF-8 (it looks like Windows-1252); it was read anyway. "
+        "Save it as UTF-8 to be sure Python reads it the same way.",
+    )
+
+
+def notebook_code(text: str) -> str:
+    """The code cells of a notebook, in order; IPython magics and shell lines are commented out."""
+    try:
+        notebook = json.loads(text)
+    except ValueError as error:
+        raise ValueError("it is not valid JSON") from error
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list):
+        raise ValueError("it has no cells")
+    chunks = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        lines = [("# " + ln) if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
+        chunks.append("\n".join(lines))
+    return "\n\n".join(chunks) + "\n"
+
+
+def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
+    try:
+        tree = ast.parse(text, filename=path.name)
+    except SyntaxError as error:
+        line = Line(
+            line=error.lineno or 0,
+            function="<module>",
+            code=(error.text or "").rstrip("\n")[:200],
+            column=error.offset or 0,
+        )
+        detail = Detail(problem="syntax", error_type="SyntaxError", error_message=error.msg, traceback=(line,))
+        problem = LoadProblem(f"Python could not read {path.name}, so no functions were checked", detail)
+        return Source(path, text, Status.SYNTAX_ERROR, problem, notices=notices)
+    except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
+        return Source(path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}"))
+    return Source(path, text, Status.CHECKED, defined=frozenset(_defined_names(tree)), notices=notices)
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names

@@ -1,0 +1,189 @@
+"""The results model: what checking one submission found, as frozen, typed, plain data.
+
+This is the waist of the package. Loading, sandboxing and testing produce a
+:class:`SubmissionReport`; feedback, JSON, class reports and LMS exports read one and
+never call back. It imports only the standard library (a test enforces that), and
+:meth:`SubmissionReport.to_dict` / :meth:`SubmissionReport.from_dict` are the documented
+JSON schema of ``menace check --format json`` (see ``docs/json-schema.md``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+class Outcome(str, enum.Enum):
+    """How one test ended. Exactly one per test; never ``None``."""
+
+    PASSED = "passed"
+    FAILED = "failed"  #: the function gave a wrong answer (or the wrong kind of answer)
+    ERROR = "error"  #: the student's code raised an exception or stopped Python
+    TIMEOUT = "timeout"  #: the call did not finish in time
+    SKIPPED = "skipped"  #: not run: the file could not load, or an earlier problem blocks it
+
+
+class Kind(str, enum.Enum):
+    """Where a test comes from, which decides how much of it a student may see."""
+
+    EXAMPLE = "example"  #: a visible example from the challenge text: shown in full
+    HIDDEN = "hidden"  #: a hidden test: name and hint only
+    PROPERTY = "property"  #: a property checked on generated inputs (hidden unless marked visible)
+
+
+class Status(str, enum.Enum):
+    """How far checking a submission got."""
+
+    CHECKED = "checked"  #: the tests ran (whatever they found)
+    UNREADABLE = "unreadable"  #: the file could not be read (missing, binary, wrong encoding, too big)
+    SYNTAX_ERROR = "syntax_error"  #: Python could not parse it
+    LOAD_ERROR = "load_error"  #: loading it raised, timed out or stopped Python
+    NO_FUNCTION = "no_function"  #: the challenge's function is not defined
+    BAD_SIGNATURE = "bad_signature"  #: the function cannot take the challenge's arguments
+    GRADER_ERROR = "grader_error"  #: our fault: the student sees a generic message
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the student's own code in a traceback or a syntax error."""
+
+    line: int
+    function: str
+    code: str
+    repeats: int = 1
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class Detail:
+    """What a visible failure shows: every text here is already a ``repr`` made in the grader.
+
+    Hidden tests keep only ``problem``: their inputs and expected values are never stored.
+    """
+
+    #: what kind of failure: ``different``, ``wrong_type``, ``changed_input``, ``raised``,
+    #: ``timeout``, ``crashed``, ``memory``, ``not_plain``, ``missing``, ``signature``,
+    #: ``budget``, ``recursion``
+    problem: str
+    call: str | None = None  #: the exact call a student can paste
+    expected: str | None = None
+    got: str | None = None
+    got_type: str | None = None  #: type name of what came back, when it matters
+    first_difference: str | None = None  #: e.g. "position 4"
+    argument_after: str | None = None  #: an input as it was after the call
+    printed: str | None = None  #: what the call printed (capped, as the student wrote it)
+    error_type: str | None = None
+    error_message: str | None = None
+    traceback: tuple[Line, ...] = ()
+    note: str | None = None  #: any further plain fact, e.g. "the smallest failing input"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """The result of one test of one challenge."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str  #: stable id, e.g. ``loss_on_empty_square_stays_at_zero``
+    title: str  #: one readable line (the test's docstring)
+    kind: Kind
+    outcome: Outcome
+    message: str  #: one plain line on what happened, safe to show for hidden tests too
+    points: float
+    max_points: float
+    hint: str | None = None  #: a template id in ``feedback_templates/hints/``
+    is_visible: bool = True
+    detail: Detail | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    """Why no test could run: the file's own problem, described for the student."""
+
+    message: str
+    detail: Detail | None = None
+    functions_found: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SubmissionReport:
+    """Everything known about one submission checked against one challenge."""
+
+    challenge: str
+    title: str
+    function: str
+    file: str
+    sandbox: str  #: ``bwrap`` or ``process``
+    status: Status
+    tests: tuple[TestResult, ...]
+    score: float
+    max_score: float
+    load_problem: LoadProblem | None = None
+    hidden_not_run: tuple[str, ...] = ()  #: titles of hidden tests this course copy lacks
+    printed_at_load: str | None = None
+    notices: tuple[str, ...] = ()  #: plain facts worth knowing, e.g. the file's encoding
+    seconds: float = 0.0
+    suite_hash: str = ""
+    version: str = ""
+    schema: int = SCHEMA_VERSION
+    student: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """True when the file loaded and every test passed."""
+        return self.status is Status.CHECKED and all(
+            t.outcome is Outcome.PASSED for t in self.tests
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data (the documented schema)."""
+        data = asdict(self)
+        data["passed"] = self.passed
+        return _plain(data)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SubmissionReport:
+        """Rebuild a report from :meth:`to_dict` output."""
+        values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        values["status"] = Status(data["status"])
+        values["tests"] = tuple(_test_from_dict(t) for t in data.get("tests", []))
+        values["hidden_not_run"] = tuple(data.get("hidden_not_run", ()))
+        values["notices"] = tuple(data.get("notices", ()))
+        if data.get("load_problem"):
+            problem = data["load_problem"]
+            values["load_problem"] = LoadProblem(
+                message=problem["message"],
+                detail=_detail_from_dict(problem.get("detail")),
+                functions_found=tuple(problem.get("functions_found", ())),
+            )
+        return cls(**values)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _detail_from_dict(data: dict[str, Any] | None) -> Detail | None:
+    if not data:
+        return None
+    values = dict(data)
+    values["traceback"] = tuple(Line(**line) for line in data.get("traceback", ()))
+    return Detail(**values)
+
+
+def _test_from_dict(data: dict[str, Any]) -> TestResult:
+    values = dict(data)
+    values["kind"] = Kind(data["kind"])
+    values["outcome"] = Outcome(data["outcome"])
+    values["detail"] = _detail_from_dict(data.get("detail"))
+    return TestResult(**values)

@@ -1,0 +1,155 @@
+"""The one pipeline behind ``menace check`` and ``menace grade``, in a few plain steps.
+
+    file ──read_submission──▶ Source ──(unreadable / syntax error?)──▶ report, nothing run
+                                │
+               Worker (sandboxed child) imports it ──(raised / hung / died?)──▶ report
+                                │
+               the function exists and takes the arguments? ──(no)──▶ report
+                                │
+               runner.run_cases(suite, proxy) ──▶ TestResults ──▶ SubmissionReport
+
+``grade`` adds discovery, parallelism and resumption around :func:`check_source`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from pathlib import Path
+
+from menace_course import __version__
+from menace_course.catalog import Challenge
+from menace_course.models import Detail, Kind, Line, LoadProblem, Outcome, Status, SubmissionReport, TestResult
+from menace_course.proxy import SubmissionProxy
+from menace_course.runner import run_cases
+from menace_course.sandbox.launch import Limits, SandboxKind
+from menace_course.sandbox.worker import LoadOutcome, Worker
+from menace_course.suite import Suite
+from menace_course.loader import Source
+
+
+def _skipped(suite: Suite, why: str) -> tuple[TestResult, ...]:
+    return tuple(
+        TestResult(
+            name=c.name,
+            title=c.title,
+            kind=c.kind,
+            outcome=Outcome.SKIPPED,
+            message=why,
+            points=0.0,
+            max_points=c.points,
+            is_visible=c.is_visible,
+        )
+        for c in suite.cases
+    )
+
+
+def _load_problem(load: LoadOutcome, name: str) -> LoadProblem:
+    printed = load.printed.text or None
+    if load.status == "timeout":
+        detail = Detail(problem="timeout", printed=printed)
+        return LoadProblem(f"{name} did not finish loading in time (code outside functions runs when it loads)", detail)
+    if load.status == "crashed":
+        detail = Detail(problem="crashed", printed=printed, note=f"exit code {load.exit_code}")
+        return LoadProblem(f"{name} stopped Python while it was loading", detail)
+    exception = load.exception
+    assert exception is not None
+    frames = tuple(Line(**f.__dict__) for f in exception.frames)
+    problem = {"EOFError": "input", "SystemExit": "exit", "MemoryError": "memory"}.get(exception.type_name, "raised")
+    detail = Detail(
+        problem=problem,
+        error_type=exception.type_name,
+        error_message=exception.message,
+        traceback=frames,
+        printed=printed,
+    )
+    return LoadProblem(f"{name} stopped with an error while it was loading", detail)
+
+
+def _function_problem(challenge: Challenge, functions: dict[str, dict[str, object]], name: str) -> tuple[Status, LoadProblem] | None:
+    defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))
+    info = functions.get(challenge.function)
+    if info is None:
+        close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
+        note = f"{close[0]!r} is defined instead" if close else None
+        detail = Detail(problem="missing", note=note)
+        return Status.NO_FUNCTION, LoadProblem(f"No function named {challenge.function} in {name}", detail, defined)
+    low, high = info.get("min", 0), info.get("max")
+    wanted = len(challenge.params)
+    assert isinstance(low, int)
+    if wanted < low or (isinstance(high, int) and wanted > high):
+        params = info.get("params", [])
+        got = f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
+        detail = Detail(problem="signature", expected=f"{challenge.function}({', '.join(challenge.params)})", got=got)
+        return Status.BAD_SIGNATURE, LoadProblem(
+            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}", detail, defined
+        )
+    return None
+
+
+def check_source(
+    source: Source,
+    suite: Suite,
+    sandbox: SandboxKind,
+    limits: Limits | None = None,
+    student: str | None = None,
+) -> SubmissionReport:
+    """Check one submission against one challenge's suite and describe everything found."""
+    started = time.monotonic()
+    challenge = suite.challenge
+    limits = limits or challenge.limits
+    name = source.path.name
+
+    def report(status: Status, tests: tuple[TestResult, ...], problem: LoadProblem | None = None, printed: str | None = None) -> SubmissionReport:
+        return SubmissionReport(
+            challenge=challenge.slug,
+            title=challenge.title,
+            function=challenge.function,
+            file=name,
+            sandbox=sandbox,
+            status=status,
+            tests=tests,
+            score=sum(t.points for t in tests),
+            max_score=sum(t.max_points for t in tests),
+            load_problem=problem,
+            hidden_not_run=suite.hidden_not_run,
+            printed_at_load=printed,
+            notices=source.notices,
+            seconds=round(time.monotonic() - started, 3),
+            suite_hash=suite.suite_hash,
+            version=__version__,
+            student=student,
+        )
+
+    if source.status is not Status.CHECKED:
+        return report(source.status, _skipped(suite, "not run: the file could not be read"), source.problem)
+    with Worker(source.text, sandbox, limits) as worker:
+        load = worker.load()
+        printed = load.printed.text or None
+        if load.status != "ready":
+            return report(Status.LOAD_ERROR, _skipped(suite, "not run: the file did not load"), _load_problem(load, name), printed)
+        trouble = _function_problem(challenge, load.functions, name)
+        if trouble is not None:
+            status, problem = trouble
+            return report(status, _skipped(suite, f"not run: {problem.message}"), problem, printed)
+        tests = run_cases(suite.cases, SubmissionProxy(worker, load.functions))
+    return report(Status.CHECKED, tests, None, printed)
+
+
+def kinds_summary(report: SubmissionReport) -> dict[str, int]:
+    """How many tests of each kind passed (for summaries)."""
+    counts: dict[str, int] = {}
+    for test in report.tests:
+        if test.outcome is Outcome.PASSED:
+            counts[test.kind.value] = counts.get(test.kind.value, 0) + 1
+    return counts
+
+
+def read_path(path: Path) -> Source:
+    """Read a submission (re-exported here so callers need only the pipeline)."""
+    from menace_course.loader import read_submission
+
+    return read_submission(path)
+
+
+__all__ = ["Kind", "check_source", "kinds_summary", "read_path"]

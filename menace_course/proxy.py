@@ -1,0 +1,93 @@
+"""The ``submission`` a test receives: calls on it go to the sandboxed child.
+
+``submission.after_game(beads, 4, "win")`` sends a copy of the arguments to the child,
+waits for its answer within the limits, and gives back the plain value the student's
+function returned. When the call raises, takes too long or stops Python, a
+:class:`~menace_course.testing.CallProblem` is raised instead, which the runner turns
+into the test's outcome. Every call is remembered (:attr:`SubmissionProxy.last_call`) so
+a failure can show the exact call a student can paste.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from menace_course.sandbox.worker import CallOutcome, Worker
+from menace_course.testing import CallProblem
+
+_current: contextvars.ContextVar[SubmissionProxy] = contextvars.ContextVar("menace_submission")
+
+
+@dataclass
+class CallRecord:
+    """One call made by a test: the function, the arguments as sent, and what came back."""
+
+    function: str
+    args: tuple[Any, ...]
+    outcome: CallOutcome | None = None
+
+
+class SignatureProblem(CallProblem):
+    """The student's function cannot take the arguments the challenge passes."""
+
+
+class SubmissionProxy:
+    """Stands for the student's module in a test; attribute access gives a callable."""
+
+    def __init__(self, worker: Worker, functions: dict[str, dict[str, Any]]) -> None:
+        """Wrap a loaded worker; ``functions`` is what the child reported it defines."""
+        self._worker = worker
+        self._functions = functions
+        self.calls: list[CallRecord] = []
+        self.last_call: CallRecord | None = None
+        #: the first call of the running test that raised, timed out or crashed
+        self.first_problem: tuple[CallProblem, CallRecord] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        """``submission.after_game`` is a function that calls the student's ``after_game``."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args: Any) -> Any:
+            return self._call(name, args)
+
+        call.__name__ = name
+        return call
+
+    def _call(self, function: str, args: tuple[Any, ...]) -> Any:
+        record = CallRecord(function, copy.deepcopy(args))
+        self.last_call = record
+        self.calls.append(record)
+        info = self._functions.get(function)
+        if info is None:
+            raise CallProblem("missing", CallOutcome("missing"), function)
+        low, high = info.get("min", 0), info.get("max")
+        if len(args) < low or (high is not None and len(args) > high):
+            raise SignatureProblem("signature", CallOutcome("raised"), function)
+        outcome = self._worker.call(function, list(args))
+        record.outcome = outcome
+        if outcome.status != "returned":
+            problem = CallProblem(outcome.status, outcome, function)
+            if self.first_problem is None and outcome.status in ("timeout", "crashed"):
+                self.first_problem = (problem, record)
+            raise problem
+        return outcome.result
+
+    def activate(self) -> contextvars.Token[SubmissionProxy]:
+        """Make this the proxy that :func:`current_proxy` returns (for ``expect_unchanged``)."""
+        self.last_call = None
+        self.first_problem = None
+        return _current.set(self)
+
+    @staticmethod
+    def deactivate(token: contextvars.Token[SubmissionProxy]) -> None:
+        """Undo :meth:`activate`."""
+        _current.reset(token)
+
+
+def current_proxy() -> SubmissionProxy:
+    """The submission the running test is checking."""
+    return _current.get()

@@ -1,0 +1,168 @@
+"""Run a suite's cases against a submission and turn what happened into :class:`TestResult` s.
+
+A case passes when it returns. A :class:`~menace_course.testing.StudentFailure` (or a plain
+``assert``) is the student's mistake and becomes ``failed``; a call that raised or stopped
+Python is ``error``; one that took too long is ``timeout``; a function that already timed
+out is not called again, so the rest of its tests are ``skipped``. For a hidden test only
+the kind of problem is kept, never its inputs or expected values.
+"""
+
+from __future__ import annotations
+
+import reprlib
+import time
+from typing import Any
+
+from hypothesis.errors import HypothesisException
+
+from menace_course.compare import first_difference
+from menace_course.models import Detail, Kind, Line, Outcome, TestResult
+from menace_course.proxy import CallRecord, SubmissionProxy
+from menace_course.sandbox.worker import CallOutcome
+from menace_course.suite import Case, call_text
+from menace_course.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
+
+_repr = reprlib.Repr()
+_repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxdict = 12
+_repr.maxstring = _repr.maxother = 120
+_repr.maxlevel = 4
+
+MESSAGES = {
+    "different": "returned a different value",
+    "wrong_type": "returned the wrong kind of value",
+    "changed_input": "changed the list it was given",
+    "broken_rule": "broke a rule every answer must keep",
+    "raised": "stopped with an error",
+    "timeout": "did not finish in time",
+    "budget": "not checked: the time for this file ran out",
+    "dead": "not checked: the function took too long or stopped Python earlier",
+    "crashed": "stopped Python itself",
+    "memory": "used more memory than allowed",
+    "recursion": "called itself without end",
+    "missing": "is not defined",
+    "signature": "cannot take the arguments the challenge gives",
+    "flaky": "gave different answers for the same input",
+    "unusable": "returned something the check could not use",
+}
+
+
+def show(value: Any) -> str:
+    """A capped ``repr`` for feedback: long lists are cut in the middle, not silently."""
+    text = _repr.repr(value)
+    return text if len(text) <= 400 else text[:200] + " … " + text[-150:]
+
+
+def _outcome_for(problem: str) -> Outcome:
+    if problem in ("timeout",):
+        return Outcome.TIMEOUT
+    if problem in ("budget", "dead"):
+        return Outcome.SKIPPED
+    if problem in ("raised", "crashed", "memory", "recursion", "missing", "signature"):
+        return Outcome.ERROR
+    return Outcome.FAILED
+
+
+def _call_detail(problem: str, record: CallRecord | None) -> dict[str, Any]:
+    """What the last call shows: the call, what it printed, the error and its frames."""
+    if record is None:
+        return {"problem": problem}
+    outcome: CallOutcome | None = record.outcome
+    values: dict[str, Any] = {"problem": problem, "call": call_text(record.function, record.args)}
+    if outcome is not None:
+        if outcome.printed.text:
+            suffix = f"\n… ({outcome.printed.dropped} more characters)" if outcome.printed.dropped else ""
+            values["printed"] = outcome.printed.text + suffix
+        if outcome.exception is not None:
+            values["error_type"] = outcome.exception.type_name
+            values["error_message"] = outcome.exception.message
+            values["traceback"] = tuple(Line(**f.__dict__) for f in outcome.exception.frames)
+        if outcome.exit_code is not None:
+            values["note"] = f"exit code {outcome.exit_code}"
+    return values
+
+
+def _problem_of(error: BaseException) -> str:
+    if isinstance(error, CallProblem):
+        exception = getattr(error.outcome, "exception", None)
+        if error.status == "raised" and exception is not None:
+            if exception.type_name == "MemoryError":
+                return "memory"
+            if exception.type_name == "RecursionError":
+                return "recursion"
+        return error.status
+    if isinstance(error, StudentFailure):
+        return str(error.problem)
+    if isinstance(error, AssertionError):
+        return "different"
+    if isinstance(error, HypothesisException) and "Flaky" in type(error).__name__:
+        return "flaky"
+    return "unusable"
+
+
+def _detail(case: Case, error: BaseException, problem: str, record: CallRecord | None) -> Detail:
+    if not case.is_visible:
+        values: dict[str, Any] = {"problem": problem}
+        if record is not None and record.outcome is not None and record.outcome.exception:
+            values["error_type"] = record.outcome.exception.type_name
+            values["traceback"] = tuple(Line(**f.__dict__) for f in record.outcome.exception.frames)
+        return Detail(**values)
+    values = _call_detail(problem, record)
+    if isinstance(error, Mismatch):
+        values["expected"] = show(error.expected)
+        values["got"] = show(error.got)
+        values["got_type"] = type(error.got).__name__
+        values["first_difference"] = first_difference(error.got, error.expected)
+    elif isinstance(error, ChangedInput):
+        values["expected"] = show(error.before)
+        values["argument_after"] = show(error.after)
+        values["note"] = f"argument {error.position + 1} was changed"
+    elif problem in ("broken_rule", "different", "unusable", "flaky"):
+        values["note"] = str(error)[:300] or None
+    return Detail(**values)
+
+
+def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
+    """Run one case and describe its outcome."""
+    token = proxy.activate()
+    started = time.monotonic()
+    error: BaseException | None = None
+    try:
+        case.run(proxy)
+    except Exception as raised:  # the test's failure is data; nothing may escape the runner
+        error = raised
+    finally:
+        proxy.deactivate(token)
+    seconds = time.monotonic() - started
+    common = {
+        "name": case.name,
+        "title": case.title,
+        "kind": case.kind,
+        "max_points": case.points,
+        "is_visible": case.is_visible,
+        "seconds": round(seconds, 4),
+    }
+    if error is None:
+        return TestResult(outcome=Outcome.PASSED, message="passed", points=case.points, hint=None, **common)
+    problem = _problem_of(error)
+    record = proxy.last_call
+    if problem == "dead" and proxy.first_problem is not None:
+        # Hypothesis retried after a timeout or crash: report the call that caused it.
+        error, record = proxy.first_problem
+        problem = _problem_of(error)
+    hint = getattr(error, "hint", None)
+    if hint is None and not (case.kind is Kind.EXAMPLE and problem not in ("different", "wrong_type")):
+        # An example's hint speaks of values; a changed input or a crash has its own advice.
+        hint = case.hint
+    return TestResult(
+        outcome=_outcome_for(problem),
+        message=MESSAGES.get(problem, MESSAGES["different"]),
+        points=0.0,
+        hint=hint if problem not in ("budget", "dead") else None,
+        detail=_detail(case, error, problem, record),
+        **common,
+    )
+
+
+def run_cases(cases: tuple[Case, ...], proxy: SubmissionProxy) -> tuple[TestResult, ...]:
+    """Run every case in order."""
+    return tuple(run_case(case, proxy) for case in cases)

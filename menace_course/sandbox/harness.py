@@ -1,0 +1,245 @@
+"""The trusted program that runs inside the sandbox and answers calls on a submission.
+
+It starts before any student code, and:
+
+1. moves the request and reply pipes out of the student's reach: fds 0, 1 and 2 become
+   ``/dev/null``, so ``input()`` gets end-of-file and prints go nowhere unless captured;
+2. drops to an unprivileged user when it was started as root inside bubblewrap;
+3. sets resource limits (memory, CPU, file size, open files, processes);
+4. imports the submission as the module ``submission`` (so ``if __name__ == "__main__"``
+   code does not run), capturing what it prints;
+5. answers one JSON request per line: ``{"id": n, "fn": name, "args": [...]}`` with
+   ``{"id": n, "ok": true, "result": ..., "args_after": [...], "printed": ...}`` or
+   ``{"id": n, "ok": false, "error": {...}}`` where the error holds only the student's frames.
+
+It never sees tests, references or expected values: it only calls and reports.
+Usage (by the grader): ``python -I -S -B harness.py SUBMISSION REQUEST_FD REPLY_FD SETTINGS_JSON``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.util
+import inspect
+import io
+import json
+import os
+import sys
+import traceback
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wire  # noqa: E402  (the codec sits next to this file, inside the sandbox too)
+
+MAX_REQUEST = 4 * 1024 * 1024
+MAX_FRAMES = 12
+_BaseException = BaseException
+_type = type
+
+
+class CappedOutput(io.TextIOBase):
+    """A stand-in for ``sys.stdout`` that keeps the first ``limit`` characters of what is printed."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: Any) -> int:
+        text = text if _type(text) is str else str(text)
+        room = self.limit - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def take(self) -> dict[str, Any]:
+        """Return what was printed since the last take, and start again."""
+        printed = {"text": "".join(self.parts), "dropped": self.dropped}
+        self.parts, self.kept, self.dropped = [], 0, 0
+        return printed
+
+
+def isolate_fds(request_fd: int, reply_fd: int) -> tuple[Any, Any]:
+    """Keep the pipes on private fds and give the student /dev/null for 0, 1 and 2."""
+    requests = os.fdopen(request_fd, "rb", buffering=0)
+    replies = os.fdopen(reply_fd, "wb", buffering=0)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 (lives as long as the process)
+    sys.stderr = CappedOutput(0)
+    return requests, replies
+
+
+def drop_privileges(uid: int) -> None:
+    """Become an unprivileged user (only possible, and only needed, when started as root)."""
+    if os.getuid() != 0:
+        return
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def set_limits(limits: dict[str, Any]) -> None:
+    """Apply resource limits where this OS has them (Windows has no ``resource`` module)."""
+    try:
+        import resource
+    except ImportError:
+        return
+    names = {
+        "memory": resource.RLIMIT_AS,
+        "cpu": resource.RLIMIT_CPU,
+        "file_size": resource.RLIMIT_FSIZE,
+        "open_files": resource.RLIMIT_NOFILE,
+        "processes": getattr(resource, "RLIMIT_NPROC", None),
+        "core": resource.RLIMIT_CORE,
+    }
+    for key, value in limits.items():
+        which = names.get(key)
+        if which is None or value is None:
+            continue
+        soft, hard = (value, value) if _type(value) is int else tuple(value)
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            pass  # e.g. RLIMIT_AS is not enforced on macOS; the wall clock still is
+
+
+def student_frames(error: BaseException, filename: str) -> list[dict[str, Any]]:
+    """The traceback entries inside the submission file only, newest last, repeats collapsed."""
+    frames: list[dict[str, Any]] = []
+    for entry in traceback.extract_tb(error.__traceback__):
+        if entry.filename != filename:
+            continue
+        frame = {"line": entry.lineno, "function": entry.name, "code": (entry.line or "")[:200]}
+        if frames and {k: frames[-1][k] for k in frame} == frame:
+            frames[-1]["repeats"] = frames[-1].get("repeats", 1) + 1
+        else:
+            frames.append(frame)
+    if isinstance(error, SyntaxError) and error.filename == filename:
+        frames.append({"line": error.lineno or 0, "function": "<module>",
+                       "code": (error.text or "").rstrip()[:200], "column": error.offset or 0})
+    return frames[-MAX_FRAMES:]
+
+
+def describe_error(error: BaseException, filename: str) -> dict[str, Any]:
+    """Plain facts about an exception raised by student code."""
+    try:
+        message = str(error)
+    except _BaseException:
+        message = "?"
+    return {
+        "type": _type(error).__name__,
+        "message": message[:500],
+        "frames": student_frames(error, filename),
+    }
+
+
+def describe_functions(module: Any) -> dict[str, Any]:
+    """Every function the submission defines at top level, with what its signature accepts."""
+    found: dict[str, Any] = {}
+    for name, value in list(vars(module).items()):
+        if not callable(value) or name.startswith("__"):
+            continue
+        try:
+            signature = inspect.signature(value)
+        except (TypeError, ValueError):
+            found[name] = {"params": [], "min": 0, "max": None}
+            continue
+        params = list(signature.parameters.values())
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        required = [p for p in positional if p.default is p.empty]
+        variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
+        found[name] = {
+            "params": [p.name for p in positional],
+            "min": len(required),
+            "max": None if variadic else len(positional),
+            "is_function": inspect.isfunction(value),
+        }
+    return found
+
+
+def send(replies: Any, message: dict[str, Any]) -> None:
+    try:
+        replies.write(wire.dumps(message))
+    except (ValueError, TypeError, RecursionError):
+        replies.write(wire.dumps({"id": message.get("id"), "ok": False, "error": {
+            "type": "UnsendableResult", "message": "the result could not be sent", "frames": []}}))
+
+
+def load_submission(path: str, output: CappedOutput) -> tuple[Any, dict[str, Any]]:
+    """Import the student's file; return the module (or None) and the ready message."""
+    sys.stdout = output
+    try:
+        spec = importlib.util.spec_from_file_location("submission", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["submission"] = module
+        spec.loader.exec_module(module)
+    except _BaseException as error:  # SystemExit, EOFError from input(), MemoryError, ...
+        return None, {"ready": False, "error": describe_error(error, path), "printed": output.take()}
+    return module, {"ready": True, "functions": describe_functions(module), "printed": output.take()}
+
+
+def answer(module: Any, request: dict[str, Any], path: str, output: CappedOutput) -> dict[str, Any]:
+    """Make one call and describe what happened."""
+    call_id = request.get("id")
+    function = getattr(module, str(request.get("fn")), None)
+    if function is None or not callable(function):
+        return {"id": call_id, "ok": False, "error": {"type": "MissingFunction", "message": "", "frames": []}}
+    args = [wire.decode(arg) for arg in request.get("args", [])]
+    sys.stdout = output
+    try:
+        result = function(*args)
+    except _BaseException as error:
+        return {"id": call_id, "ok": False, "error": describe_error(error, path), "printed": output.take()}
+    finally:
+        sys.stdout = output
+    try:
+        encoded = wire.encode(result)
+        args_after = [wire.encode(arg) for arg in args]
+    except _BaseException as error:  # e.g. RecursionError on a self-containing list
+        return {"id": call_id, "ok": False, "error": describe_error(error, path), "printed": output.take()}
+    return {"id": call_id, "ok": True, "result": encoded, "args_after": args_after, "printed": output.take()}
+
+
+def serve(requests: Any, replies: Any, module: Any, path: str, output: CappedOutput) -> None:
+    """Answer requests until the grader closes the pipe."""
+    buffer = b""
+    while True:
+        chunk = requests.read(65536)
+        if not chunk:
+            return
+        buffer += chunk
+        if len(buffer) > MAX_REQUEST:
+            return
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            request = json.loads(line)
+            send(replies, answer(module, request, path, output))
+
+
+def main() -> None:
+    path, request_fd, reply_fd, settings_json = sys.argv[1:5]
+    settings = json.loads(settings_json)
+    requests, replies = isolate_fds(int(request_fd), int(reply_fd))
+    if settings.get("drop_to_uid") is not None:
+        drop_privileges(int(settings["drop_to_uid"]))
+    set_limits(settings.get("limits", {}))
+    output = CappedOutput(int(settings.get("print_limit", 4096)))
+    builtins.input  # noqa: B018 (kept: input() reads /dev/null and raises EOFError)
+    module, ready = load_submission(path, output)
+    send(replies, ready)
+    if module is not None:
+        serve(requests, replies, module, path, output)
+
+
+if __name__ == "__main__":
+    main()

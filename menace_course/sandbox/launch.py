@@ -1,0 +1,174 @@
+"""Start the sandboxed child: with bubblewrap where it works, else as a plain process.
+
+``bwrap`` gives the child new user (or, as root, dropped-uid), pid, net, ipc and uts
+namespaces, a read-only root with only the interpreter, the harness and the submission
+visible, every site-packages folder hidden, a tiny ``/tmp``, no ``/proc`` and no network.
+``process`` is a plain subprocess with resource limits, a scratch folder and a clean
+environment: enough for a student checking their own file, not a security boundary.
+The measured recipe and the traps behind each flag are in the project's research notes.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from menace_course.errors import SandboxUnavailable
+
+SandboxKind = Literal["bwrap", "process"]
+HARNESS_DIR = Path(__file__).resolve().parent
+#: The uid the child runs as when the grader is root (the conventional ``nobody``).
+NOBODY = 65534
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every limit on a submission; each is a setting with a default that suits the lesson."""
+
+    call_seconds: float = 2.0  #: wall clock for one call
+    import_seconds: float = 5.0  #: wall clock for loading the file
+    budget_seconds: float = 20.0  #: wall clock for all of one submission's calls
+    memory_bytes: int = 512 * 1024 * 1024  #: address space of the child
+    cpu_seconds: int = 60  #: CPU time of the child's whole life (a backstop)
+    file_size_bytes: int = 1024 * 1024  #: largest file the child may write (in its tmpfs)
+    open_files: int = 64
+    processes: int = 0  #: new processes or threads the child may start
+    print_chars: int = 4096  #: printed output kept per call
+    reply_bytes: int = 1024 * 1024  #: largest reply accepted from the child
+    tmp_bytes: int = 16 * 1024 * 1024  #: size of the child's /tmp under bubblewrap
+
+    def rlimits(self) -> dict[str, object]:
+        """The resource limits the harness sets on itself before loading student code."""
+        return {
+            "memory": self.memory_bytes,
+            "cpu": [self.cpu_seconds, self.cpu_seconds + 1],
+            "file_size": self.file_size_bytes,
+            "open_files": self.open_files,
+            "processes": self.processes,
+            "core": 0,
+        }
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """How to start one child: the command, its environment and the fds it inherits."""
+
+    argv: list[str]
+    env: dict[str, str]
+    kind: SandboxKind
+    workdir: Path
+    pass_fds: tuple[int, ...] = field(default=())
+
+
+@functools.cache
+def bwrap_works() -> bool:
+    """Probe once whether bubblewrap can create the namespaces we need on this machine."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return False
+    argv = [bwrap, "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"]
+    if os.geteuid() != 0:
+        argv[1:1] = ["--unshare-user"]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=10, env={}, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def choose_kind(requested: str) -> SandboxKind:
+    """Resolve ``auto``/``bwrap``/``process`` to the sandbox that will actually run."""
+    if requested == "process":
+        return "process"
+    if bwrap_works():
+        return "bwrap"
+    if requested == "bwrap":
+        raise SandboxUnavailable(
+            "bubblewrap (bwrap) cannot run here: install it (apt-get install bubblewrap) "
+            "or allow unprivileged user namespaces, or use --sandbox process"
+        )
+    return "process"
+
+
+def _interpreter_roots() -> list[Path]:
+    """Folders the child's interpreter needs: its prefix(es), outside /usr."""
+    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
+    executable = Path(sys.executable).resolve()
+    roots.add(executable.parent.parent)
+    return sorted(r for r in roots if not str(r).startswith("/usr"))
+
+
+def _site_dirs() -> list[Path]:
+    """Every site-packages folder that exists, to be hidden from the child."""
+    candidates = {*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_path("purelib")}
+    return sorted(Path(c) for c in candidates if c and Path(c).is_dir())
+
+
+def _parents_needing_dirs(path: Path) -> list[Path]:
+    # bubblewrap copies the mode of a parent it creates (e.g. /root is 0700), which would
+    # stop the unprivileged child; create each parent first with mode 0755.
+    return [p for p in reversed(path.parents) if str(p) != "/"]
+
+
+def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int, int]) -> LaunchPlan:
+    """Build the command that runs the harness on ``workdir/submission.py``.
+
+    ``workdir`` holds a private copy of the harness, the codec and the submission; the
+    child's request and reply pipes are ``fds`` (kept open across ``exec``).
+    """
+    as_root = os.geteuid() == 0
+    settings = {
+        "limits": limits.rlimits(),
+        "print_limit": limits.print_chars,
+        "drop_to_uid": NOBODY if as_root and kind == "bwrap" else None,
+    }
+    python = str(Path(sys.executable))
+    if kind == "process":
+        argv = [python, "-I", "-S", "-B", str(workdir / "harness.py"), str(workdir / "submission.py")]
+        argv += [str(fds[0]), str(fds[1]), json.dumps(settings)]
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(workdir), "PYTHONHASHSEED": "0"}
+        return LaunchPlan(argv, env, "process", workdir, fds)
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+    argv = [bwrap]
+    if as_root:
+        # A root-launched user namespace maps back to host root (process limits are then
+        # ignored); instead bwrap sets up the mounts as root and the harness drops to nobody.
+        argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        argv += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net"]
+    argv += ["--die-with-parent", "--new-session", "--clearenv"]
+    argv += ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
+    argv += ["--setenv", "HOME", "/tmp", "--setenv", "PYTHONHASHSEED", "0"]
+    argv += ["--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64"]
+    argv += ["--symlink", "usr/bin", "/bin", "--dev", "/dev"]
+    for root in _interpreter_roots():
+        for parent in _parents_needing_dirs(root):
+            argv += ["--perms", "0755", "--dir", str(parent)]
+        argv += ["--ro-bind", str(root), str(root)]
+    for hidden in _site_dirs():
+        argv += ["--tmpfs", str(hidden)]
+    argv += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    argv += ["--ro-bind", str(workdir), "/box", "--chdir", "/box", "--remount-ro", "/"]
+    argv += [python, "-I", "-S", "-B", "/box/harness.py", "/box/submission.py"]
+    argv += [str(fds[0]), str(fds[1]), json.dumps(settings)]
+    # bwrap itself gets a minimal environment: its own /proc entry is invisible (no --proc),
+    # but nothing of the grader's environment should be there to find in any case.
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    return LaunchPlan(argv, env, "bwrap", workdir, fds)
+
+
+def limits_as_dict(limits: Limits) -> dict[str, object]:
+    """The limits as plain data, for reports."""
+    return asdict(limits)

@@ -1,0 +1,180 @@
+"""The tagged encoding of plain data that crosses between the grader and a sandboxed child.
+
+Only JSON ever crosses the trust boundary: the grader never unpickles, imports or calls
+anything that came from a submission. Plain JSON loses information a grader needs
+(a tuple becomes a list, ``{1: 'a'}`` becomes ``{"1": "a"}``, a ``list`` subclass with a
+lying ``__eq__`` looks like a list), so values are tagged:
+
+* ``None``, ``bool``, ``int``, ``float`` and ``str`` of exactly those types travel as JSON;
+* a ``list`` of exactly that type travels as a JSON array;
+* everything else is an object with a ``"$"`` tag: ``tuple``, ``dict`` (as key/value
+  pairs), ``set``, ``frozenset``, special floats, huge integers, and ``object`` for any
+  other value (only its type name and a capped ``repr`` cross; the grader sees it as an
+  :class:`Opaque` that equals nothing).
+
+This module is copied into the sandbox next to the harness, so it uses only the
+standard library and must stay importable on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+#: Deepest nesting encoded; deeper values are reported as opaque.
+MAX_DEPTH = 60
+#: Longest ``repr`` of an opaque value kept.
+MAX_REPR = 200
+#: Integers with more digits than this are not sent in full.
+MAX_INT_DIGITS = 1000
+
+_type = type
+_isinstance = isinstance
+_len = len
+_repr = repr
+
+
+class Opaque:
+    """A value the child could not send as plain data: only its type name and a short repr.
+
+    It is never equal to anything but itself, so a returned object whose own ``__eq__``
+    always says yes cannot pass a check.
+    """
+
+    __slots__ = ("description", "type_name")
+
+    def __init__(self, type_name: str, description: str) -> None:
+        """Remember the value's type name and a human description of it."""
+        self.type_name = type_name
+        self.description = description
+
+    def __repr__(self) -> str:
+        """Show the value as the student would recognise it, e.g. ``<generator object>``."""
+        return self.description
+
+    def __eq__(self, other: object) -> bool:
+        """Equal only to itself."""
+        return self is other
+
+    def __hash__(self) -> int:
+        """Hash by identity, like ``object``."""
+        return id(self)
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """Turn a value into tagged, JSON-ready data (see the module docstring)."""
+    kind = _type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        if value.bit_length() > MAX_INT_DIGITS * 3.33:  # about MAX_INT_DIGITS decimal digits
+            return {"$": "bigint", "digits": _count_digits(value)}
+        return value
+    if kind is float:
+        if math.isfinite(value):
+            return value
+        return {"$": "float", "v": _repr(value)}
+    if depth >= MAX_DEPTH:
+        return _opaque(value, f"a value nested more than {MAX_DEPTH} levels deep")
+    if kind is list:
+        return [encode(item, depth + 1) for item in value]
+    if kind is tuple:
+        return {"$": "tuple", "v": [encode(item, depth + 1) for item in value]}
+    if kind is dict:
+        return {"$": "dict", "v": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    if kind is set or kind is frozenset:
+        items = [encode(item, depth + 1) for item in value]
+        return {"$": kind.__name__, "v": items}
+    return _opaque(value, None)
+
+
+def _count_digits(value: int) -> int:
+    # len(str(n)) fails beyond 4300 digits on Python >= 3.11; bit_length gives a close count.
+    return int(abs(value).bit_length() * 0.30103) + 1
+
+
+def _opaque(value: Any, description: str | None) -> dict[str, Any]:
+    type_name = _type(value).__name__
+    if description is None:
+        try:
+            text = _repr(value)
+        except BaseException:  # a student's __repr__ may raise anything, even SystemExit
+            text = "?"
+        if _type(text) is not str:
+            text = "?"
+        description = f"<{type_name}: {text[:MAX_REPR]}>"
+    return {"$": "object", "type": type_name, "repr": description}
+
+
+class WireError(ValueError):
+    """A message did not have the shape this protocol allows."""
+
+
+def decode(data: Any, depth: int = 0) -> Any:
+    """Turn tagged data back into Python values; anything unknown raises :class:`WireError`."""
+    if depth > MAX_DEPTH + 2:
+        raise WireError("nested too deeply")
+    if data is None or _type(data) in (bool, int, float, str):
+        return data
+    if _type(data) is list:
+        return [decode(item, depth + 1) for item in data]
+    if _type(data) is not dict:
+        raise WireError(f"unexpected {type(data).__name__}")
+    tag = data.get("$")
+    if tag == "tuple":
+        return tuple(decode(item, depth + 1) for item in _items(data))
+    if tag == "dict":
+        pairs = _items(data)
+        if not all(_type(pair) is list and _len(pair) == 2 for pair in pairs):
+            raise WireError("bad dict pairs")
+        result = {}
+        for key, val in pairs:
+            decoded_key = decode(key, depth + 1)
+            try:
+                result[decoded_key] = decode(val, depth + 1)
+            except TypeError as error:  # an unhashable key
+                raise WireError("unhashable dict key") from error
+        return result
+    if tag in ("set", "frozenset"):
+        try:
+            items = {decode(item, depth + 1) for item in _items(data)}
+        except TypeError as error:
+            raise WireError("unhashable set item") from error
+        return items if tag == "set" else frozenset(items)
+    if tag == "float":
+        text = data.get("v")
+        if text not in ("nan", "inf", "-inf"):
+            raise WireError("bad float")
+        return float(text)
+    if tag == "bigint":
+        digits = data.get("digits")
+        if _type(digits) is not int:
+            raise WireError("bad bigint")
+        return Opaque("int", f"<an integer with about {digits} digits>")
+    if tag == "object":
+        type_name, description = data.get("type"), data.get("repr")
+        if _type(type_name) is not str or _type(description) is not str:
+            raise WireError("bad object")
+        return Opaque(type_name[:100], description[: MAX_REPR + 100])
+    raise WireError(f"unknown tag {tag!r}")
+
+
+def _items(data: dict[str, Any]) -> list[Any]:
+    items = data.get("v")
+    if _type(items) is not list:
+        raise WireError("missing items")
+    return items
+
+
+def dumps(message: Any) -> bytes:
+    """One message as one line of JSON bytes (NaN is never written bare)."""
+    return json.dumps(message, allow_nan=False, separators=(",", ":")).encode() + b"\n"
+
+
+def loads(line: bytes) -> Any:
+    """Parse one line; malformed, too deep or too large input raises :class:`WireError`."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError) as error:
+        raise WireError(f"unreadable message: {type(error).__name__}") from error

@@ -1,0 +1,315 @@
+"""The grader's side of a sandboxed child: start it, call functions with deadlines, end it.
+
+One :class:`Worker` serves one submission. Every call has a wall-clock deadline; the
+submission as a whole has a budget. A timeout, a crash or a garbled reply kills the child
+(and, through its pid namespace or process group, everything it started) and the next
+call starts a fresh one. A function that timed out is not called again: its remaining
+calls fail at once, so a file that loops forever costs one timeout, not one per test.
+
+Nothing from the child is trusted: replies are size-capped, strictly shaped, matched by
+id and decoded by :mod:`~menace_course.sandbox.wire`; the parent never imports or calls
+anything of the submission's.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from menace_course.sandbox import wire
+from menace_course.sandbox.launch import HARNESS_DIR, Limits, SandboxKind, plan_launch
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One line of the student's own code in a traceback."""
+
+    line: int
+    function: str
+    code: str
+    repeats: int = 1
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class StudentException:
+    """An exception raised by student code, as plain facts."""
+
+    type_name: str
+    message: str
+    frames: tuple[Frame, ...] = ()
+
+
+@dataclass(frozen=True)
+class Printed:
+    """What student code printed during one call (capped)."""
+
+    text: str = ""
+    dropped: int = 0
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """What one call did.
+
+    ``status`` is ``returned``, ``raised``, ``timeout``, ``crashed``, ``missing``,
+    ``budget`` (the submission's time budget ran out) or ``dead`` (not called, because
+    the function timed out or crashed too often before).
+    """
+
+    status: str
+    result: Any = None
+    args_after: tuple[Any, ...] = ()
+    printed: Printed = field(default_factory=Printed)
+    exception: StudentException | None = None
+    exit_code: int | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class LoadOutcome:
+    """What happened when the child imported the submission."""
+
+    status: str  #: ``ready``, ``raised``, ``timeout`` or ``crashed``
+    functions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    printed: Printed = field(default_factory=Printed)
+    exception: StudentException | None = None
+    exit_code: int | None = None
+
+
+class ProtocolError(Exception):
+    """The child's reply broke the protocol (wrong id, shape, size): treated as a crash."""
+
+
+def _printed(data: Any) -> Printed:
+    if not isinstance(data, dict):
+        return Printed()
+    text, dropped = data.get("text"), data.get("dropped")
+    return Printed(text if isinstance(text, str) else "", dropped if isinstance(dropped, int) else 0)
+
+
+def _exception(data: Any) -> StudentException:
+    if not isinstance(data, dict):
+        raise ProtocolError("bad error")
+    frames = []
+    for raw in data.get("frames") or []:
+        if not isinstance(raw, dict):
+            raise ProtocolError("bad frame")
+        frames.append(
+            Frame(
+                line=int(raw.get("line") or 0),
+                function=str(raw.get("function", "?"))[:100],
+                code=str(raw.get("code", ""))[:200],
+                repeats=int(raw.get("repeats") or 1),
+                column=int(raw.get("column") or 0),
+            )
+        )
+    return StudentException(
+        type_name=str(data.get("type", "Exception"))[:100],
+        message=str(data.get("message", ""))[:500],
+        frames=tuple(frames),
+    )
+
+
+class Worker:
+    """A sandboxed child that has loaded one submission and answers calls on it.
+
+    Example:
+        with Worker(source, "bwrap", Limits()) as worker:
+            load = worker.load()
+            outcome = worker.call("after_game", [[4] * 9, 0, "win"])
+    """
+
+    #: A function that stops Python this many times is not called again.
+    CRASHES_BEFORE_GIVING_UP = 3
+
+    def __init__(self, source: str, kind: SandboxKind, limits: Limits) -> None:
+        """Prepare (but do not start) a child for the submission's source text."""
+        self.source = source
+        self.kind = kind
+        self.limits = limits
+        self.spent = 0.0  #: seconds of wall clock used by calls so far
+        self.dead_functions: set[str] = set()
+        self._crashes: dict[str, int] = {}
+        self.starts = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        self._workdir: Path | None = None
+        self._requests = -1
+        self._replies = -1
+        self._buffer = b""
+        self._next_id = 0
+        self._load: LoadOutcome | None = None
+
+    def __enter__(self) -> Worker:
+        """Use as a context manager so the child is always killed."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Kill the child and remove its scratch folder."""
+        self.close()
+
+    # -- life cycle ---------------------------------------------------------------
+
+    def load(self) -> LoadOutcome:
+        """Start the child and import the submission; the first answer is kept for later starts."""
+        if self._process is None:
+            self._start()
+            self._load = self._await_ready()
+        assert self._load is not None
+        return self._load
+
+    def _start(self) -> None:
+        self.starts += 1
+        self._workdir = Path(tempfile.mkdtemp(prefix="menace-"))
+        for name in ("harness.py", "wire.py"):
+            shutil.copyfile(HARNESS_DIR / name, self._workdir / name)
+        (self._workdir / "submission.py").write_text(self.source, encoding="utf-8")
+        for path in (self._workdir, *self._workdir.iterdir()):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        request_read, self._requests = os.pipe()
+        self._replies, reply_write = os.pipe()
+        plan = plan_launch(self.kind, self._workdir, self.limits, (request_read, reply_write))
+        try:
+            self._process = subprocess.Popen(
+                plan.argv,
+                env=plan.env,
+                cwd=plan.workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=plan.pass_fds,
+                start_new_session=True,
+            )
+        finally:
+            os.close(request_read)
+            os.close(reply_write)
+
+    def _await_ready(self) -> LoadOutcome:
+        try:
+            message = self._read_message(self.limits.import_seconds)
+        except TimeoutError:
+            self._kill()
+            return LoadOutcome("timeout")
+        except (EOFError, ProtocolError):
+            return LoadOutcome("crashed", exit_code=self._kill())
+        try:
+            printed = _printed(message.get("printed"))
+            if message.get("ready") is True:
+                functions = message.get("functions")
+                if not isinstance(functions, dict):
+                    raise ProtocolError("bad functions")
+                return LoadOutcome("ready", functions=functions, printed=printed)
+            if message.get("ready") is False:
+                self._kill()
+                return LoadOutcome("raised", printed=printed, exception=_exception(message.get("error")))
+            raise ProtocolError("bad ready message")
+        except (ProtocolError, TypeError, ValueError):
+            return LoadOutcome("crashed", exit_code=self._kill())
+
+    def close(self) -> None:
+        """Kill the child and everything it started; remove the scratch folder."""
+        self._kill()
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+
+    def _kill(self) -> int | None:
+        code = None
+        if self._process is not None:
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                code = self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                code = self._process.wait()
+            self._process = None
+        for fd in (self._requests, self._replies):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._requests = self._replies = -1
+        self._buffer = b""
+        return code
+
+    # -- calls --------------------------------------------------------------------
+
+    def call(self, function: str, args: list[Any]) -> CallOutcome:
+        """Call ``function(*args)`` in the child, within the per-call and per-submission limits."""
+        if function in self.dead_functions:
+            return CallOutcome("dead")
+        remaining = self.limits.budget_seconds - self.spent
+        if remaining <= 0:
+            return CallOutcome("budget")
+        if self._process is None:
+            load = self.load()
+            if load.status != "ready":
+                return CallOutcome("crashed", exit_code=load.exit_code)
+        self._next_id += 1
+        request = {"id": self._next_id, "fn": function, "args": [wire.encode(a) for a in args]}
+        deadline = min(self.limits.call_seconds, remaining)
+        started = time.monotonic()
+        try:
+            os.write(self._requests, wire.dumps(request))
+            reply = self._read_message(deadline)
+            outcome = self._parse_reply(reply, self._next_id)
+        except TimeoutError:
+            self._kill()
+            self.dead_functions.add(function)
+            outcome = CallOutcome("timeout" if deadline >= self.limits.call_seconds else "budget")
+        except (EOFError, BrokenPipeError, ProtocolError, wire.WireError):
+            outcome = CallOutcome("crashed", exit_code=self._kill())
+            self._crashes[function] = self._crashes.get(function, 0) + 1
+            if self._crashes[function] >= self.CRASHES_BEFORE_GIVING_UP:
+                self.dead_functions.add(function)
+        seconds = time.monotonic() - started
+        self.spent += seconds
+        return CallOutcome(**{**outcome.__dict__, "seconds": seconds})
+
+    def _parse_reply(self, reply: dict[str, Any], expected_id: int) -> CallOutcome:
+        if reply.get("id") != expected_id or not isinstance(reply.get("ok"), bool):
+            raise ProtocolError("reply does not answer the request")
+        printed = _printed(reply.get("printed"))
+        if not reply["ok"]:
+            exception = _exception(reply.get("error"))
+            if exception.type_name == "MissingFunction" and not exception.frames:
+                return CallOutcome("missing", printed=printed)
+            return CallOutcome("raised", printed=printed, exception=exception)
+        if "result" not in reply or not isinstance(reply.get("args_after"), list):
+            raise ProtocolError("reply lacks a result")
+        result = wire.decode(reply["result"])
+        args_after = tuple(wire.decode(a) for a in reply["args_after"])
+        return CallOutcome("returned", result=result, args_after=args_after, printed=printed)
+
+    def _read_message(self, timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select([self._replies], [], [], left)
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(self._replies, 65536)
+            if not chunk:
+                raise EOFError
+            self._buffer += chunk
+            if len(self._buffer) > self.limits.reply_bytes:
+                raise ProtocolError("reply too large")
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        message = wire.loads(line)
+        if not isinstance(message, dict):
+            raise ProtocolError("reply is not an object")
+        return message

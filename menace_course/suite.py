@@ -1,0 +1,156 @@
+"""Collect a challenge's tests: its visible examples and its hidden test functions.
+
+Each becomes a :class:`Case`: a name, how it is shown, and a function that takes the
+``submission`` proxy and raises when the student's function is wrong. Hidden test modules
+are ordinary pytest files (``hidden_tests/<slug>/test_*.py``); they are imported here, in
+the trusted grader, and their ``test_*`` functions run in the order they are written.
+A student's kit has no hidden tests, only ``challenges/<slug>/hidden.json`` with their
+names and hints, so the student can be told what will be checked later.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.util
+import inspect
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import settings
+
+from menace_course import __version__
+from menace_course.catalog import Challenge, Example
+from menace_course.course import Course
+from menace_course.models import Kind
+from menace_course.testing import GRADING_PROFILE, expect_equal, expect_unchanged, marks_of, use_course_references
+
+#: The manifest a kit carries in place of hidden test code.
+HIDDEN_MANIFEST = "hidden.json"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test to run against a submission."""
+
+    name: str
+    title: str
+    kind: Kind
+    is_visible: bool
+    hint: str | None
+    points: float
+    run: Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class Suite:
+    """All of a challenge's tests, and what identifies this version of them."""
+
+    challenge: Challenge
+    cases: tuple[Case, ...]
+    hidden_not_run: tuple[str, ...]
+    suite_hash: str
+
+
+def call_text(function: str, args: tuple[Any, ...]) -> str:
+    """The call as a student would type it: ``after_game([4, 4, 0], 4, 'win')``."""
+    return f"{function}({', '.join(repr(a) for a in args)})"
+
+
+def _example_case(challenge: Challenge, index: int, example: Example) -> Case:
+    def run(submission: Any) -> None:
+        got = getattr(submission, challenge.function)(*copy.deepcopy(example.args))
+        expect_equal(got, example.expected)
+        if challenge.pure:
+            expect_unchanged()
+
+    return Case(
+        name=f"example_{index}",
+        title=f"Example {index}: {call_text(challenge.function, example.args)}",
+        kind=Kind.EXAMPLE,
+        is_visible=True,
+        hint=example.hint or challenge.example_hint,
+        points=1.0,
+        run=run,
+    )
+
+
+def _import_test_module(path: Path) -> Any:
+    key = "menace_hidden_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _first_line(function: Any) -> int:
+    inner = getattr(getattr(function, "hypothesis", None), "inner_test", function)
+    return int(getattr(getattr(inner, "__code__", None), "co_firstlineno", 0))
+
+
+def _hidden_cases(folder: Path) -> list[Case]:
+    cases = []
+    for path in sorted(folder.glob("test_*.py")):
+        module = _import_test_module(path)
+        tests = [(n, f) for n, f in vars(module).items() if n.startswith("test_") and callable(f)]
+        for name, function in sorted(tests, key=lambda item: _first_line(item[1])):
+            marks = marks_of(function)
+            is_property = hasattr(function, "hypothesis")
+            doc = inspect.getdoc(getattr(function, "hypothesis", None) and function.hypothesis.inner_test or function)
+            cases.append(
+                Case(
+                    name=name.removeprefix("test_"),
+                    title=(doc or name.removeprefix("test_").replace("_", " ")).splitlines()[0].rstrip("."),
+                    kind=Kind.PROPERTY if is_property else Kind.HIDDEN,
+                    is_visible=bool(marks.get("visible", False)),
+                    hint=marks.get("hint"),
+                    points=float(marks.get("points", 1.0)),
+                    run=function,
+                )
+            )
+    return cases
+
+
+def _hash_files(paths: list[Path]) -> str:
+    digest = hashlib.sha256(__version__.encode())
+    for path in paths:
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def collect(course: Course, challenge: Challenge) -> Suite:
+    """Gather every test of ``challenge`` in this course, hidden ones if the course has them."""
+    settings.load_profile(GRADING_PROFILE)
+    cases = [_example_case(challenge, i, e) for i, e in enumerate(challenge.examples, start=1)]
+    hidden_folder = course.hidden_tests_dir / challenge.slug
+    hidden_not_run: tuple[str, ...] = ()
+    hidden_files: list[Path] = []
+    if hidden_folder.is_dir():
+        use_course_references(course.reference_dir)
+        cases += _hidden_cases(hidden_folder)
+        hidden_files = sorted(hidden_folder.glob("*.py"))
+    else:
+        manifest = challenge.folder / HIDDEN_MANIFEST
+        if manifest.is_file():
+            entries = json.loads(manifest.read_text(encoding="utf-8"))
+            hidden_not_run = tuple(str(e["title"]) for e in entries)
+    files = [challenge.folder / "challenge.toml", *hidden_files, course.reference_dir / f"{challenge.slug}.py"]
+    return Suite(challenge, tuple(cases), hidden_not_run, _hash_files(files))
+
+
+def manifest_entries(suite: Suite) -> list[dict[str, Any]]:
+    """What a kit may say about the hidden tests: names, titles and hints, nothing else."""
+    return [
+        {"name": c.name, "title": c.title, "kind": c.kind.value, "hint": c.hint, "points": c.points}
+        for c in suite.cases
+        if c.kind is not Kind.EXAMPLE
+    ]

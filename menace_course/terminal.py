@@ -1,0 +1,47 @@
+"""Print rendered feedback to a terminal: colour where it is a terminal, plain text elsewhere.
+
+No wording is made here. Lines that start with a verdict mark (``✓``, ``✗``, ``–``) are
+coloured; every other line, including all student-made text, is printed as it is, with
+rich's markup and highlighting turned off so nothing in it can style itself.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+ASCII_MARKS = {"✓": ":)", "✗": ":(", "–": ":|", "·": "-", "…": "...", "→": "->", "★": "*"}
+_STYLES = {"✓": "green", "✗": "bold red", "–": "dim"}
+
+
+def _can_encode(stream: TextIO, text: str) -> bool:
+    try:
+        text.encode(stream.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def to_ascii(text: str) -> str:
+    """Replace the marks with check50-style ASCII for terminals that cannot show them."""
+    for mark, plain in ASCII_MARKS.items():
+        text = text.replace(mark, plain)
+    return text
+
+
+def print_feedback(text: str, stream: TextIO | None = None, ascii_only: bool = False) -> None:
+    """Print feedback text, coloured when ``stream`` is a terminal."""
+    stream = stream or sys.stdout
+    if ascii_only or not _can_encode(stream, "✓✗–·…→★"):
+        text = to_ascii(text)
+    console = Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    if not console.is_terminal:
+        stream.write(text if text.endswith("\n") else text + "\n")
+        return
+    for line in text.rstrip("\n").split("\n"):
+        stripped = line.lstrip()
+        style = next((s for mark, s in _STYLES.items() if stripped.startswith(mark)), None)
+        console.print(Text(line, style=style or ""))
