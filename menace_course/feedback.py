@@ -18,7 +18,11 @@ import jinja2
 from menace_course.models import Kind, Outcome, SubmissionReport
 
 Format = Literal["text", "markdown", "html"]
-TEMPLATE_FOR: dict[str, str] = {"text": "report.txt.j2", "markdown": "report.md.j2", "html": "report.html.j2"}
+TEMPLATE_FOR: dict[str, str] = {
+    "text": "report.txt.j2",
+    "markdown": "report.md.j2",
+    "html": "report.html.j2",
+}
 #: Longest piece of student-made text shown (Exercism's 500-character rule).
 STUDENT_TEXT_CAP = 500
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -51,7 +55,9 @@ def environment(templates: Path, format: Format) -> jinja2.Environment:
     )
     env.filters["cap"] = cap
     env.filters["codehtml"] = lambda text: jinja2.utils.markupsafe.Markup(_code_html(str(text)))
-    env.filters["indent_lines"] = lambda text, n=4: "\n".join(" " * n + ln for ln in str(text).splitlines())
+    env.filters["indent_lines"] = lambda text, n=4: "\n".join(
+        " " * n + ln for ln in str(text).splitlines()
+    )
     env.globals["hint_text"] = lambda hint_id: hint_text(env, hint_id)
     return env
 
@@ -72,7 +78,9 @@ def _view(report: SubmissionReport) -> dict[str, Any]:
     tests = list(report.tests)
     examples = [t for t in tests if t.kind is Kind.EXAMPLE]
     others = [t for t in tests if t.kind is not Kind.EXAMPLE]
-    visible_failures = [t for t in tests if t.is_visible and t.outcome not in (Outcome.PASSED, Outcome.SKIPPED)]
+    visible_failures = [
+        t for t in tests if t.is_visible and t.outcome not in (Outcome.PASSED, Outcome.SKIPPED)
+    ]
     return {
         "report": report,
         "examples": examples,

@@ -99,7 +99,9 @@ def notebook_code(text: str) -> str:
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        lines = [("# " + ln) if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
+        lines = [
+            ("# " + ln) if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()
+        ]
         chunks.append("\n".join(lines))
     return "\n\n".join(chunks) + "\n"
 
@@ -114,12 +116,20 @@ def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
             code=(error.text or "").rstrip("\n")[:200],
             column=error.offset or 0,
         )
-        detail = Detail(problem="syntax", error_type="SyntaxError", error_message=error.msg, traceback=(line,))
-        problem = LoadProblem(f"Python could not read {path.name}, so no functions were checked", detail)
+        detail = Detail(
+            problem="syntax", error_type="SyntaxError", error_message=error.msg, traceback=(line,)
+        )
+        problem = LoadProblem(
+            f"Python could not read {path.name}, so no functions were checked", detail
+        )
         return Source(path, text, Status.SYNTAX_ERROR, problem, notices=notices)
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
-        return Source(path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}"))
-    return Source(path, text, Status.CHECKED, defined=frozenset(_defined_names(tree)), notices=notices)
+        return Source(
+            path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}")
+        )
+    return Source(
+        path, text, Status.CHECKED, defined=frozenset(_defined_names(tree)), notices=notices
+    )
 
 
 def _defined_names(tree: ast.Module) -> set[str]:

@@ -38,7 +38,9 @@ class Status(str, enum.Enum):
     """How far checking a submission got."""
 
     CHECKED = "checked"  #: the tests ran (whatever they found)
-    UNREADABLE = "unreadable"  #: the file could not be read (missing, binary, wrong encoding, too big)
+    UNREADABLE = (
+        "unreadable"  #: the file could not be read (missing, binary, wrong encoding, too big)
+    )
     SYNTAX_ERROR = "syntax_error"  #: Python could not parse it
     LOAD_ERROR = "load_error"  #: loading it raised, timed out or stopped Python
     NO_FUNCTION = "no_function"  #: the challenge's function is not defined

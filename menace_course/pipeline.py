@@ -15,17 +15,24 @@ from __future__ import annotations
 
 import difflib
 import time
-from pathlib import Path
 
 from menace_course import __version__
 from menace_course.catalog import Challenge
-from menace_course.models import Detail, Kind, Line, LoadProblem, Outcome, Status, SubmissionReport, TestResult
+from menace_course.loader import Source
+from menace_course.models import (
+    Detail,
+    Line,
+    LoadProblem,
+    Outcome,
+    Status,
+    SubmissionReport,
+    TestResult,
+)
 from menace_course.proxy import SubmissionProxy
 from menace_course.runner import run_cases
 from menace_course.sandbox.launch import Limits, SandboxKind
 from menace_course.sandbox.worker import LoadOutcome, Worker
 from menace_course.suite import Suite
-from menace_course.loader import Source
 
 
 def _skipped(suite: Suite, why: str) -> tuple[TestResult, ...]:
@@ -48,14 +55,19 @@ def _load_problem(load: LoadOutcome, name: str) -> LoadProblem:
     printed = load.printed.text or None
     if load.status == "timeout":
         detail = Detail(problem="timeout", printed=printed)
-        return LoadProblem(f"{name} did not finish loading in time (code outside functions runs when it loads)", detail)
+        return LoadProblem(
+            f"{name} did not finish loading in time (code outside functions runs when it loads)",
+            detail,
+        )
     if load.status == "crashed":
         detail = Detail(problem="crashed", printed=printed, note=f"exit code {load.exit_code}")
         return LoadProblem(f"{name} stopped Python while it was loading", detail)
     exception = load.exception
     assert exception is not None
     frames = tuple(Line(**f.__dict__) for f in exception.frames)
-    problem = {"EOFError": "input", "SystemExit": "exit", "MemoryError": "memory"}.get(exception.type_name, "raised")
+    problem = {"EOFError": "input", "SystemExit": "exit", "MemoryError": "memory"}.get(
+        exception.type_name, "raised"
+    )
     detail = Detail(
         problem=problem,
         error_type=exception.type_name,
@@ -66,23 +78,37 @@ def _load_problem(load: LoadOutcome, name: str) -> LoadProblem:
     return LoadProblem(f"{name} stopped with an error while it was loading", detail)
 
 
-def _function_problem(challenge: Challenge, functions: dict[str, dict[str, object]], name: str) -> tuple[Status, LoadProblem] | None:
+def _function_problem(
+    challenge: Challenge, functions: dict[str, dict[str, object]], name: str
+) -> tuple[Status, LoadProblem] | None:
     defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))
     info = functions.get(challenge.function)
     if info is None:
         close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
         note = f"{close[0]!r} is defined instead" if close else None
         detail = Detail(problem="missing", note=note)
-        return Status.NO_FUNCTION, LoadProblem(f"No function named {challenge.function} in {name}", detail, defined)
+        return Status.NO_FUNCTION, LoadProblem(
+            f"No function named {challenge.function} in {name}", detail, defined
+        )
     low, high = info.get("min", 0), info.get("max")
     wanted = len(challenge.params)
     assert isinstance(low, int)
     if wanted < low or (isinstance(high, int) and wanted > high):
         params = info.get("params", [])
-        got = f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
-        detail = Detail(problem="signature", expected=f"{challenge.function}({', '.join(challenge.params)})", got=got)
+        got = (
+            f"{challenge.function}({', '.join(str(p) for p in params)})"
+            if isinstance(params, list)
+            else "?"
+        )
+        detail = Detail(
+            problem="signature",
+            expected=f"{challenge.function}({', '.join(challenge.params)})",
+            got=got,
+        )
         return Status.BAD_SIGNATURE, LoadProblem(
-            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}", detail, defined
+            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
+            detail,
+            defined,
         )
     return None
 
@@ -100,7 +126,12 @@ def check_source(
     limits = limits or challenge.limits
     name = source.path.name
 
-    def report(status: Status, tests: tuple[TestResult, ...], problem: LoadProblem | None = None, printed: str | None = None) -> SubmissionReport:
+    def report(
+        status: Status,
+        tests: tuple[TestResult, ...],
+        problem: LoadProblem | None = None,
+        printed: str | None = None,
+    ) -> SubmissionReport:
         return SubmissionReport(
             challenge=challenge.slug,
             title=challenge.title,
@@ -122,34 +153,22 @@ def check_source(
         )
 
     if source.status is not Status.CHECKED:
-        return report(source.status, _skipped(suite, "not run: the file could not be read"), source.problem)
+        return report(
+            source.status, _skipped(suite, "not run: the file could not be read"), source.problem
+        )
     with Worker(source.text, sandbox, limits) as worker:
         load = worker.load()
         printed = load.printed.text or None
         if load.status != "ready":
-            return report(Status.LOAD_ERROR, _skipped(suite, "not run: the file did not load"), _load_problem(load, name), printed)
+            return report(
+                Status.LOAD_ERROR,
+                _skipped(suite, "not run: the file did not load"),
+                _load_problem(load, name),
+                printed,
+            )
         trouble = _function_problem(challenge, load.functions, name)
         if trouble is not None:
             status, problem = trouble
             return report(status, _skipped(suite, f"not run: {problem.message}"), problem, printed)
         tests = run_cases(suite.cases, SubmissionProxy(worker, load.functions))
     return report(Status.CHECKED, tests, None, printed)
-
-
-def kinds_summary(report: SubmissionReport) -> dict[str, int]:
-    """How many tests of each kind passed (for summaries)."""
-    counts: dict[str, int] = {}
-    for test in report.tests:
-        if test.outcome is Outcome.PASSED:
-            counts[test.kind.value] = counts.get(test.kind.value, 0) + 1
-    return counts
-
-
-def read_path(path: Path) -> Source:
-    """Read a submission (re-exported here so callers need only the pipeline)."""
-    from menace_course.loader import read_submission
-
-    return read_submission(path)
-
-
-__all__ = ["Kind", "check_source", "kinds_summary", "read_path"]

@@ -70,7 +70,11 @@ def _call_detail(problem: str, record: CallRecord | None) -> dict[str, Any]:
     values: dict[str, Any] = {"problem": problem, "call": call_text(record.function, record.args)}
     if outcome is not None:
         if outcome.printed.text:
-            suffix = f"\n… ({outcome.printed.dropped} more characters)" if outcome.printed.dropped else ""
+            suffix = (
+                f"\n… ({outcome.printed.dropped} more characters)"
+                if outcome.printed.dropped
+                else ""
+            )
             values["printed"] = outcome.printed.text + suffix
         if outcome.exception is not None:
             values["error_type"] = outcome.exception.type_name
@@ -142,7 +146,9 @@ def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
         "seconds": round(seconds, 4),
     }
     if error is None:
-        return TestResult(outcome=Outcome.PASSED, message="passed", points=case.points, hint=None, **common)
+        return TestResult(
+            outcome=Outcome.PASSED, message="passed", points=case.points, hint=None, **common
+        )
     problem = _problem_of(error)
     record = proxy.last_call
     if problem == "dead" and proxy.first_problem is not None:
@@ -150,7 +156,9 @@ def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
         error, record = proxy.first_problem
         problem = _problem_of(error)
     hint = getattr(error, "hint", None)
-    if hint is None and not (case.kind is Kind.EXAMPLE and problem not in ("different", "wrong_type")):
+    if hint is None and not (
+        case.kind is Kind.EXAMPLE and problem not in ("different", "wrong_type")
+    ):
         # An example's hint speaks of values; a changed input or a crash has its own advice.
         hint = case.hint
     return TestResult(

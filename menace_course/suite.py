@@ -27,7 +27,13 @@ from menace_course import __version__
 from menace_course.catalog import Challenge, Example
 from menace_course.course import Course
 from menace_course.models import Kind
-from menace_course.testing import GRADING_PROFILE, expect_equal, expect_unchanged, marks_of, use_course_references
+from menace_course.testing import (
+    GRADING_PROFILE,
+    expect_equal,
+    expect_unchanged,
+    marks_of,
+    use_course_references,
+)
 
 #: The manifest a kit carries in place of hidden test code.
 HIDDEN_MANIFEST = "hidden.json"
@@ -104,11 +110,16 @@ def _hidden_cases(folder: Path) -> list[Case]:
         for name, function in sorted(tests, key=lambda item: _first_line(item[1])):
             marks = marks_of(function)
             is_property = hasattr(function, "hypothesis")
-            doc = inspect.getdoc(getattr(function, "hypothesis", None) and function.hypothesis.inner_test or function)
+            doc = inspect.getdoc(
+                (getattr(function, "hypothesis", None) and function.hypothesis.inner_test)
+                or function
+            )
             cases.append(
                 Case(
                     name=name.removeprefix("test_"),
-                    title=(doc or name.removeprefix("test_").replace("_", " ")).splitlines()[0].rstrip("."),
+                    title=(doc or name.removeprefix("test_").replace("_", " "))
+                    .splitlines()[0]
+                    .rstrip("."),
                     kind=Kind.PROPERTY if is_property else Kind.HIDDEN,
                     is_visible=bool(marks.get("visible", False)),
                     hint=marks.get("hint"),
@@ -143,7 +154,11 @@ def collect(course: Course, challenge: Challenge) -> Suite:
         if manifest.is_file():
             entries = json.loads(manifest.read_text(encoding="utf-8"))
             hidden_not_run = tuple(str(e["title"]) for e in entries)
-    files = [challenge.folder / "challenge.toml", *hidden_files, course.reference_dir / f"{challenge.slug}.py"]
+    files = [
+        challenge.folder / "challenge.toml",
+        *hidden_files,
+        course.reference_dir / f"{challenge.slug}.py",
+    ]
     return Suite(challenge, tuple(cases), hidden_not_run, _hash_files(files))
 
 

@@ -55,7 +55,12 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
 
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--challenge", "slug", metavar="SLUG", help="Which challenge (default: from the functions the file defines).")
+@click.option(
+    "--challenge",
+    "slug",
+    metavar="SLUG",
+    help="Which challenge (default: from the functions the file defines).",
+)
 @click.option(
     "--format",
     "output_format",
@@ -73,7 +78,14 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
 )
 @click.option("--ascii", "ascii_only", is_flag=True, help="Use :) :( :| instead of ✓ ✗ –.")
 @course_option
-def check(file: Path, slug: str | None, output_format: str, sandbox: str, ascii_only: bool, course: Path | None) -> int:
+def check(
+    file: Path,
+    slug: str | None,
+    output_format: str,
+    sandbox: str,
+    ascii_only: bool,
+    course: Path | None,
+) -> int:
     """Check the function(s) in FILE (.py or .ipynb) and explain what is right and wrong.
 
     \b
@@ -96,7 +108,9 @@ def check(file: Path, slug: str | None, output_format: str, sandbox: str, ascii_
     return 0 if all(r.passed for r in reports) else 1
 
 
-def _show(reports: list[SubmissionReport], output_format: str, course: Course, ascii_only: bool) -> None:
+def _show(
+    reports: list[SubmissionReport], output_format: str, course: Course, ascii_only: bool
+) -> None:
     if output_format == "json":
         data = [r.to_dict() for r in reports]
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False))

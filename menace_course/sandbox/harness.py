@@ -124,8 +124,14 @@ def student_frames(error: BaseException, filename: str) -> list[dict[str, Any]]:
         else:
             frames.append(frame)
     if isinstance(error, SyntaxError) and error.filename == filename:
-        frames.append({"line": error.lineno or 0, "function": "<module>",
-                       "code": (error.text or "").rstrip()[:200], "column": error.offset or 0})
+        frames.append(
+            {
+                "line": error.lineno or 0,
+                "function": "<module>",
+                "code": (error.text or "").rstrip()[:200],
+                "column": error.offset or 0,
+            }
+        )
     return frames[-MAX_FRAMES:]
 
 
@@ -170,8 +176,19 @@ def send(replies: Any, message: dict[str, Any]) -> None:
     try:
         replies.write(wire.dumps(message))
     except (ValueError, TypeError, RecursionError):
-        replies.write(wire.dumps({"id": message.get("id"), "ok": False, "error": {
-            "type": "UnsendableResult", "message": "the result could not be sent", "frames": []}}))
+        replies.write(
+            wire.dumps(
+                {
+                    "id": message.get("id"),
+                    "ok": False,
+                    "error": {
+                        "type": "UnsendableResult",
+                        "message": "the result could not be sent",
+                        "frames": [],
+                    },
+                }
+            )
+        )
 
 
 def load_submission(path: str, output: CappedOutput) -> tuple[Any, dict[str, Any]]:
@@ -184,8 +201,16 @@ def load_submission(path: str, output: CappedOutput) -> tuple[Any, dict[str, Any
         sys.modules["submission"] = module
         spec.loader.exec_module(module)
     except _BaseException as error:  # SystemExit, EOFError from input(), MemoryError, ...
-        return None, {"ready": False, "error": describe_error(error, path), "printed": output.take()}
-    return module, {"ready": True, "functions": describe_functions(module), "printed": output.take()}
+        return None, {
+            "ready": False,
+            "error": describe_error(error, path),
+            "printed": output.take(),
+        }
+    return module, {
+        "ready": True,
+        "functions": describe_functions(module),
+        "printed": output.take(),
+    }
 
 
 def answer(module: Any, request: dict[str, Any], path: str, output: CappedOutput) -> dict[str, Any]:
@@ -193,21 +218,41 @@ def answer(module: Any, request: dict[str, Any], path: str, output: CappedOutput
     call_id = request.get("id")
     function = getattr(module, str(request.get("fn")), None)
     if function is None or not callable(function):
-        return {"id": call_id, "ok": False, "error": {"type": "MissingFunction", "message": "", "frames": []}}
+        return {
+            "id": call_id,
+            "ok": False,
+            "error": {"type": "MissingFunction", "message": "", "frames": []},
+        }
     args = [wire.decode(arg) for arg in request.get("args", [])]
     sys.stdout = output
     try:
         result = function(*args)
     except _BaseException as error:
-        return {"id": call_id, "ok": False, "error": describe_error(error, path), "printed": output.take()}
+        return {
+            "id": call_id,
+            "ok": False,
+            "error": describe_error(error, path),
+            "printed": output.take(),
+        }
     finally:
         sys.stdout = output
     try:
         encoded = wire.encode(result)
         args_after = [wire.encode(arg) for arg in args]
     except _BaseException as error:  # e.g. RecursionError on a self-containing list
-        return {"id": call_id, "ok": False, "error": describe_error(error, path), "printed": output.take()}
-    return {"id": call_id, "ok": True, "result": encoded, "args_after": args_after, "printed": output.take()}
+        return {
+            "id": call_id,
+            "ok": False,
+            "error": describe_error(error, path),
+            "printed": output.take(),
+        }
+    return {
+        "id": call_id,
+        "ok": True,
+        "result": encoded,
+        "args_after": args_after,
+        "printed": output.take(),
+    }
 
 
 def serve(requests: Any, replies: Any, module: Any, path: str, output: CappedOutput) -> None:

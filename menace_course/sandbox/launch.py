@@ -109,7 +109,11 @@ def _interpreter_roots() -> list[Path]:
 
 def _site_dirs() -> list[Path]:
     """Every site-packages folder that exists, to be hidden from the child."""
-    candidates = {*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_path("purelib")}
+    candidates = {
+        *site.getsitepackages(),
+        site.getusersitepackages(),
+        sysconfig.get_path("purelib"),
+    }
     return sorted(Path(c) for c in candidates if c and Path(c).is_dir())
 
 
@@ -119,7 +123,9 @@ def _parents_needing_dirs(path: Path) -> list[Path]:
     return [p for p in reversed(path.parents) if str(p) != "/"]
 
 
-def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int, int]) -> LaunchPlan:
+def plan_launch(
+    kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int, int]
+) -> LaunchPlan:
     """Build the command that runs the harness on ``workdir/submission.py``.
 
     ``workdir`` holds a private copy of the harness, the codec and the submission; the
@@ -133,9 +139,21 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
     }
     python = str(Path(sys.executable))
     if kind == "process":
-        argv = [python, "-I", "-S", "-B", str(workdir / "harness.py"), str(workdir / "submission.py")]
+        argv = [
+            python,
+            "-I",
+            "-S",
+            "-B",
+            str(workdir / "harness.py"),
+            str(workdir / "submission.py"),
+        ]
         argv += [str(fds[0]), str(fds[1]), json.dumps(settings)]
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(workdir), "PYTHONHASHSEED": "0"}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": str(workdir),
+            "PYTHONHASHSEED": "0",
+        }
         return LaunchPlan(argv, env, "process", workdir, fds)
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -147,11 +165,27 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
         argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         argv += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
-    argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net"]
+    argv += [
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--unshare-net",
+    ]
     argv += ["--die-with-parent", "--new-session", "--clearenv"]
     argv += ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
     argv += ["--setenv", "HOME", "/tmp", "--setenv", "PYTHONHASHSEED", "0"]
-    argv += ["--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64"]
+    argv += [
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+    ]
     argv += ["--symlink", "usr/bin", "/bin", "--dev", "/dev"]
     for root in _interpreter_roots():
         for parent in _parents_needing_dirs(root):

@@ -82,7 +82,10 @@ def encode(value: Any, depth: int = 0) -> Any:
     if kind is tuple:
         return {"$": "tuple", "v": [encode(item, depth + 1) for item in value]}
     if kind is dict:
-        return {"$": "dict", "v": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+        return {
+            "$": "dict",
+            "v": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()],
+        }
     if kind is set or kind is frozenset:
         items = [encode(item, depth + 1) for item in value]
         return {"$": kind.__name__, "v": items}

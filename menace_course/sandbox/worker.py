@@ -93,7 +93,9 @@ def _printed(data: Any) -> Printed:
     if not isinstance(data, dict):
         return Printed()
     text, dropped = data.get("text"), data.get("dropped")
-    return Printed(text if isinstance(text, str) else "", dropped if isinstance(dropped, int) else 0)
+    return Printed(
+        text if isinstance(text, str) else "", dropped if isinstance(dropped, int) else 0
+    )
 
 
 def _exception(data: Any) -> StudentException:
@@ -209,7 +211,9 @@ class Worker:
                 return LoadOutcome("ready", functions=functions, printed=printed)
             if message.get("ready") is False:
                 self._kill()
-                return LoadOutcome("raised", printed=printed, exception=_exception(message.get("error")))
+                return LoadOutcome(
+                    "raised", printed=printed, exception=_exception(message.get("error"))
+                )
             raise ProtocolError("bad ready message")
         except (ProtocolError, TypeError, ValueError):
             return LoadOutcome("crashed", exit_code=self._kill())
