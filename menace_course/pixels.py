@@ -22,7 +22,7 @@ import sys
 import zlib
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 __all__ = ["NAMED_COLOURS", "png_bytes", "rgb", "show_grid", "svg_text", "terminal_text"]
 
@@ -45,7 +45,8 @@ NAMED_COLOURS: dict[str, RGB] = {
     "steelblue": (70, 130, 180),
 }
 
-Rows = Sequence[Sequence[Hashable]]
+#: Whatever the squares stand for ('win', 'draw', 'loss' in the lesson).
+Thing = TypeVar("Thing", bound=Hashable)
 
 
 def rgb(colour: str | RGB) -> RGB:
@@ -69,7 +70,9 @@ def rgb(colour: str | RGB) -> RGB:
     raise ValueError(f"unknown colour {colour!r}: use '#rrggbb' or one of {known}")
 
 
-def _colour_rows(rows: Rows, colours: Mapping[Hashable, str | RGB]) -> list[list[RGB]]:
+def _colour_rows(
+    rows: Sequence[Sequence[Thing]], colours: Mapping[Thing, str | RGB]
+) -> list[list[RGB]]:
     try:
         return [[rgb(colours[item]) for item in row] for row in rows]
     except KeyError as missing:
@@ -77,7 +80,10 @@ def _colour_rows(rows: Rows, colours: Mapping[Hashable, str | RGB]) -> list[list
 
 
 def png_bytes(
-    rows: Rows, colours: Mapping[Hashable, str | RGB], cell: int = 12, gap: int = 2
+    rows: Sequence[Sequence[Thing]],
+    colours: Mapping[Thing, str | RGB],
+    cell: int = 12,
+    gap: int = 2,
 ) -> bytes:
     """The picture as a PNG file's bytes: squares of ``cell`` pixels, ``gap`` apart, on white."""
     grid = _colour_rows(rows, colours)
@@ -109,7 +115,10 @@ def png_bytes(
 
 
 def svg_text(
-    rows: Rows, colours: Mapping[Hashable, str | RGB], cell: int = 12, gap: int = 2
+    rows: Sequence[Sequence[Thing]],
+    colours: Mapping[Thing, str | RGB],
+    cell: int = 12,
+    gap: int = 2,
 ) -> str:
     """The picture as SVG text: one square per thing, ``cell`` units wide, ``gap`` apart."""
     grid = _colour_rows(rows, colours)
@@ -129,7 +138,9 @@ def svg_text(
     )
 
 
-def terminal_text(rows: Rows, colours: Mapping[Hashable, str | RGB], colour: bool = True) -> str:
+def terminal_text(
+    rows: Sequence[Sequence[Thing]], colours: Mapping[Thing, str | RGB], colour: bool = True
+) -> str:
     """The picture as text: coloured half blocks (ANSI 24-bit colour), or first letters."""
     if not colour:
         return "".join("".join(str(item)[:1].upper() for item in row) + "\n" for row in rows)
@@ -159,8 +170,8 @@ def _terminal_has_colour(stream: TextIO) -> bool:
 
 
 def show_grid(
-    rows: Rows,
-    colours: Mapping[Hashable, str | RGB],
+    rows: Sequence[Sequence[Thing]],
+    colours: Mapping[Thing, str | RGB],
     path: str | Path | None = None,
     *,
     cell: int = 12,

@@ -26,11 +26,11 @@ class ExperimentGroup(click.Group):
         if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
             known = sorted(self.commands)
             close = difflib.get_close_matches(args[0], known, n=2, cutoff=0.5)
-            hint = f"did you mean {' or '.join(close)}?" if close else "the experiments are:"
-            raise UsageError(
-                f"no experiment named {args[0]!r}; {hint} {'' if close else ', '.join(known)}"
-                .strip()
-            )
+            if close:
+                hint = f"did you mean {' or '.join(close)}?"
+            else:
+                hint = f"the experiments are: {', '.join(known)}"
+            raise UsageError(f"no experiment named {args[0]!r}; {hint}")
         return super().resolve_command(ctx, args)
 
 
@@ -50,14 +50,28 @@ def experiment(ctx: click.Context) -> int:
     return 0
 
 
-
 @experiment.command("no-refill")
-@click.option("--runs", type=click.IntRange(min=1), default=200, show_default=True,
-              help="How many runs, each with its own seed.")
-@click.option("--games", type=click.IntRange(min=1), default=300, show_default=True,
-              help="Games against Perfect in each run.")
-@click.option("--seed", type=int, default=1, show_default=True,
-              help="The first run's seed; the next runs take the next seeds.")
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="How many runs, each with its own seed.",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=300,
+    show_default=True,
+    help="Games against Perfect in each run.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    show_default=True,
+    help="The first run's seed; the next runs take the next seeds.",
+)
 def no_refill(runs: int, games: int, seed: int) -> int:
     """Step 3 without the refill rule: how often does the first box run out for good?"""
     from menace_course.experiments import no_refill as experiment_module
@@ -70,10 +84,16 @@ def no_refill(runs: int, games: int, seed: int) -> int:
 
 @experiment.command()
 @click.option("--seed", type=int, default=0, show_default=True, help="The random seed.")
-@click.option("--games", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Training games in a round, and greedy games counted after it.")
-@click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True,
-              help="How many rounds.")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Training games in a round, and greedy games counted after it.",
+)
+@click.option(
+    "--rounds", type=click.IntRange(min=1), default=5, show_default=True, help="How many rounds."
+)
 def replica(seed: int, games: int, rounds: int) -> int:
     """The second account's program: no symmetry, 4 beads a square, against Random."""
     from menace_course.experiments import replica as experiment_module
@@ -93,18 +113,37 @@ def _triple(text: str) -> tuple[int, int, int]:
 
 
 @experiment.command()
-@click.option("--opponent", type=click.Choice(["perfect", "random"]), default="perfect",
-              show_default=True, help="Whom MENACE learns against.")
-@click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
-              help="Runs (seeds) for each reward.")
-@click.option("--games", type=click.IntRange(min=1), default=300, show_default=True,
-              help="Games in each run.")
+@click.option(
+    "--opponent",
+    type=click.Choice(["perfect", "random"]),
+    default="perfect",
+    show_default=True,
+    help="Whom MENACE learns against.",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="Runs (seeds) for each reward.",
+)
+@click.option(
+    "--games", type=click.IntRange(min=1), default=300, show_default=True, help="Games in each run."
+)
 @click.option("--seed", type=int, default=1, show_default=True, help="The first run's seed.")
-@click.option("--reward", "rewards", multiple=True, metavar="W/D/L",
-              help="Beads added for a win, a draw and a loss, e.g. 3/1/-1 (repeat to "
-              "compare several; default: six of them, Michie's first).")
-@click.option("--picture", type=click.Path(dir_okay=False, path_type=Path),
-              help="Draw Michie's chart for each reward to this .png, .svg or .pdf file.")
+@click.option(
+    "--reward",
+    "rewards",
+    multiple=True,
+    metavar="W/D/L",
+    help="Beads added for a win, a draw and a loss, e.g. 3/1/-1 (repeat to "
+    "compare several; default: six of them, Michie's first).",
+)
+@click.option(
+    "--picture",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Draw Michie's chart for each reward to this .png, .svg or .pdf file.",
+)
 def rewards(
     opponent: str, runs: int, games: int, seed: int, rewards: tuple[str, ...], picture: Path | None
 ) -> int:
@@ -115,7 +154,9 @@ def rewards(
     if picture is not None and picture.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--picture {picture}: the name must end in .png, .svg or .pdf")
     if games < 50:
-        raise UsageError("--games must be at least 50: the table compares the first 50 and the last 50")
+        raise UsageError(
+            "--games must be at least 50: the table compares the first 50 and the last 50"
+        )
     triples = tuple(_triple(text) for text in rewards) or experiment_module.TRIPLES
     player = perfect_move if opponent == "perfect" else random_move
     with progress_bar(runs * len(triples), "runs") as tick:
@@ -130,15 +171,35 @@ def rewards(
 
 
 @experiment.command("two-learners")
-@click.option("--games", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="Games the two learners play against each other.")
-@click.option("--runs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="How many runs, each with its own seed.")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="Games the two learners play against each other.",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="How many runs, each with its own seed.",
+)
 @click.option("--seed", type=int, default=1, show_default=True, help="The first run's seed.")
-@click.option("--last", type=click.IntRange(min=1), default=100, show_default=True,
-              help="How many of the last games to count draws in.")
-@click.option("--tests", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Games each side then plays against Perfect.")
+@click.option(
+    "--last",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="How many of the last games to count draws in.",
+)
+@click.option(
+    "--tests",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Games each side then plays against Perfect.",
+)
 def two_learners(games: int, runs: int, seed: int, last: int, tests: int) -> int:
     """Both sides learn, as in Michie's computer version: do both become near-expert?"""
     from menace_course.experiments import two_learners as experiment_module

@@ -12,14 +12,14 @@ Like the page's programs, they seed Python's shared ``random`` generator.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from menace_course.engine import Boxes, Player, Result, draw_bead, new_box, play_game
 from menace_course.noughts import name, perfect_move, random_move, winner
 
 #: The colours of the page's picture.
-COLOURS = {"win": "green", "draw": "lightgray", "loss": "firebrick"}
+COLOURS: Mapping[Hashable, str] = {"win": "green", "draw": "lightgray", "loss": "firebrick"}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,209 @@
+"""``menace step``, ``menace start`` and ``menace experiment``: the lesson's own programs.
+
+``menace step N`` runs the page's Step N program and prints exactly what the page
+prints. The program is ``reference/steps/stepN.py`` of the course (or of the copy
+bundled with the package, or of the source checkout the package runs from); where
+none is installed, the same computation is done with the package's engine
+(:mod:`menace_course.experiments.page_steps`), which gives the same output.
+
+``menace start`` copies a starter file or a step program into the current folder.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import runpy
+import sys
+from collections.abc import Hashable, Mapping, Sequence
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import click
+
+from menace_course import noughts, pixels
+from menace_course.course import BUNDLED_COURSE, find_course
+from menace_course.errors import CourseError, UnknownChallenge, UsageError
+from menace_course.experiments.commands import experiment
+from menace_course.experiments.page_steps import COLOURS, STEPS
+
+__all__ = ["experiment", "start", "step"]
+
+#: The package's own modules a step program may import; each is copied along with it.
+HELPERS = {"noughts": noughts, "pixels": pixels}
+#: A source checkout's step programs (when the package runs from one).
+SOURCE_STEPS = Path(__file__).resolve().parents[2] / "reference" / "steps"
+STEP_SLUG = re.compile(r"step([1-4])")
+
+Picture = tuple[Sequence[Sequence[Hashable]], Mapping[Hashable, str]]
+
+
+def step_program(number: int, course_dir: Path | None = None) -> Path | None:
+    """The file of the page's Step ``number`` program, or None if none is installed.
+
+    Raises:
+        CourseError: ``course_dir`` was given and is not a course.
+    """
+    folders = []
+    try:
+        folders.append(find_course(course_dir).reference_dir / "steps")
+    except CourseError:
+        if course_dir is not None:
+            raise
+    folders += [BUNDLED_COURSE / "reference" / "steps", SOURCE_STEPS]
+    for folder in folders:
+        if (folder / f"step{number}.py").is_file():
+            return folder / f"step{number}.py"
+    return None
+
+
+def run_step(number: int, course_dir: Path | None = None) -> tuple[list[str], list[Picture]]:
+    """Run Step ``number``; return the lines it printed and the pictures it drew (as data)."""
+    program = step_program(number, course_dir)
+    pictures: list[Picture] = []
+    if program is None:
+        output = STEPS[number]()
+        if output.picture is not None:
+            pictures.append((output.picture, COLOURS))
+        return list(output.lines), pictures
+
+    def keep(
+        rows: Sequence[Sequence[Hashable]], colours: Mapping[Hashable, str], *_: Any, **__: Any
+    ) -> None:
+        pictures.append((rows, colours))
+
+    printed = io.StringIO()
+    with mock.patch.object(pixels, "show_grid", keep), redirect_stdout(printed):
+        runpy.run_path(str(program), run_name="__main__")
+    return printed.getvalue().splitlines(), pictures
+
+
+_COURSE_OPTION = click.option(
+    "--course",
+    "course_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The course folder (default: found from here upwards, else the installed one).",
+)
+
+
+@click.command()
+@click.argument("number", metavar="N", type=int)
+@click.option(
+    "--picture",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Steps 3 and 4: write the picture of the games to this .png or .svg file.",
+)
+@_COURSE_OPTION
+def step(number: int, picture: Path | None, course_dir: Path | None) -> int:
+    """Run Step N of the lesson (1 to 4) and print what the page prints.
+
+    \b
+    Step 1  how many boxes MENACE needs (304)
+    Step 2  a box of beads, and ten beads drawn from it
+    Step 3  300 games against the perfect player, learning as it goes
+    Step 4  1,000 games against a random player
+    Steps 3 and 4 also draw every game as a coloured square: in the terminal,
+    or into a file with --picture games.png. To get a step's program to read
+    and change: menace start step3
+    """
+    if number not in STEPS:
+        raise UsageError(f"there is no Step {number}: the lesson has Steps 1 to 4")
+    if picture is not None and number < 3:
+        raise UsageError(f"Step {number} draws no picture; Steps 3 and 4 do")
+    if picture is not None and picture.suffix.lower() not in (".png", ".svg"):
+        raise UsageError(f"--picture {picture}: the name must end in .png or .svg")
+    lines, pictures = run_step(number, course_dir)
+    for line in lines:
+        click.echo(line)
+    for rows, colours in pictures:
+        if picture is not None:
+            pixels.show_grid(rows, colours, picture)
+            click.echo(f"Picture written to {picture}", err=True)
+        elif sys.stdout.isatty():
+            click.echo()
+            pixels.show_grid(rows, colours)
+    return 0
+
+
+def step_files(number: int, course_dir: Path | None) -> dict[str, str]:
+    """The files of Step ``number`` for a student's folder: the program and what it imports."""
+    program = step_program(number, course_dir)
+    if program is None:
+        raise CourseError(
+            f"the program of Step {number} is not installed here; "
+            "run inside the course folder or pass --course DIR"
+        )
+    text = program.read_text(encoding="utf-8")
+    files = {}
+    for module in sorted(set(re.findall(r"^from menace_course\.(\w+) import", text, re.M))):
+        if module not in HELPERS:
+            raise CourseError(f"{program} imports menace_course.{module}, which can't be copied")
+        files[f"{module}.py"] = Path(HELPERS[module].__file__ or "").read_text(encoding="utf-8")
+    text = re.sub(r"^from menace_course\.(\w+) import", r"from \1 import", text, flags=re.M)
+    return {f"step{number}.py": text, **files}
+
+
+def challenge_files(slug: str, course_dir: Path | None) -> dict[str, str]:
+    """A challenge's starter file, named after the challenge."""
+    course = find_course(course_dir)
+    starter = course.challenges_dir / slug / "starter.py"
+    if not starter.is_file():
+        known = [p.parent.name for p in course.challenges_dir.glob("*/starter.py")]
+        raise UnknownChallenge(slug, [*known, "step1", "step2", "step3", "step4"])
+    return {f"{slug}.py": starter.read_text(encoding="utf-8")}
+
+
+def write_files(files: Mapping[str, str], folder: Path, force: bool) -> list[str]:
+    """Write the files into ``folder``; return the names written.
+
+    A file that is already there with the same text is left alone. A different file
+    is only replaced with ``force``.
+    """
+    clashes = [
+        name
+        for name, text in files.items()
+        if (folder / name).exists() and (folder / name).read_text(encoding="utf-8") != text
+    ]
+    if clashes and not force:
+        names = ", ".join(clashes)
+        raise UsageError(f"{names} already here and different; use --force to replace it")
+    written = []
+    for name, text in files.items():
+        target = folder / name
+        if not target.exists() or name in clashes:
+            target.write_text(text, encoding="utf-8")
+            written.append(name)
+    return written
+
+
+@click.command()
+@click.argument("slug")
+@click.option("--force", is_flag=True, help="Replace files that are already here.")
+@_COURSE_OPTION
+def start(slug: str, force: bool, course_dir: Path | None) -> int:
+    """Write a challenge's starter file, or a step program, into this folder.
+
+    \b
+    SLUG is a challenge's name, for a file to write your function in:
+        menace start after_game      writes after_game.py
+    or step1 to step4, for the lesson's program and what it imports:
+        menace start step3           writes step3.py, noughts.py, pixels.py
+        python step3.py              runs it, with the page's numbers
+    An existing file that differs is never replaced, unless you add --force.
+    """
+    found = STEP_SLUG.fullmatch(slug)
+    if found:
+        files = step_files(int(found.group(1)), course_dir)
+        next_step = f"Run it: python {slug}.py"
+    else:
+        files = challenge_files(slug, course_dir)
+        next_step = f"Write your function in {slug}.py, then: menace check {slug}.py"
+    written = write_files(files, Path.cwd(), force)
+    if written:
+        click.echo(f"Wrote {', '.join(written)}.")
+    else:
+        click.echo(f"{', '.join(files)} already here, unchanged.")
+    click.echo(next_step)
+    return 0
