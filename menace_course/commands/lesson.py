@@ -167,8 +167,12 @@ def write_files(files: Mapping[str, str], folder: Path, force: bool) -> list[str
         if (folder / name).exists() and (folder / name).read_text(encoding="utf-8") != text
     ]
     if clashes and not force:
-        names = ", ".join(clashes)
-        raise UsageError(f"{names} already here and different; use --force to replace it")
+        names, are, them = ", ".join(clashes), "are" if len(clashes) > 1 else "is", "them"
+        if len(clashes) == 1:
+            them = "it"
+        raise UsageError(
+            f"{names} {are} already here, and different; use --force to replace {them}"
+        )
     written = []
     for name, text in files.items():
         target = folder / name

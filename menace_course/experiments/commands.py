@@ -34,7 +34,7 @@ class ExperimentGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
-@click.group(cls=ExperimentGroup, invoke_without_command=True)
+@click.group(cls=ExperimentGroup, invoke_without_command=True, subcommand_metavar="NAME [OPTIONS]")
 @click.pass_context
 def experiment(ctx: click.Context) -> int:
     """Run an experiment from the lesson's questions, and print what it found.
@@ -50,7 +50,7 @@ def experiment(ctx: click.Context) -> int:
     return 0
 
 
-@experiment.command("no-refill")
+@experiment.command("no-refill", short_help="Step 3 with no refill of an empty box.")
 @click.option(
     "--runs",
     type=click.IntRange(min=1),
@@ -82,7 +82,7 @@ def no_refill(runs: int, games: int, seed: int) -> int:
     return 0
 
 
-@experiment.command()
+@experiment.command(short_help="The second account's program, as printed.")
 @click.option("--seed", type=int, default=0, show_default=True, help="The random seed.")
 @click.option(
     "--games",
@@ -112,7 +112,7 @@ def _triple(text: str) -> tuple[int, int, int]:
     return win, draw, loss
 
 
-@experiment.command()
+@experiment.command(short_help="Do the rewards +3/+1/-1 matter?")
 @click.option(
     "--opponent",
     type=click.Choice(["perfect", "random"]),
@@ -128,7 +128,11 @@ def _triple(text: str) -> tuple[int, int, int]:
     help="Runs (seeds) for each reward.",
 )
 @click.option(
-    "--games", type=click.IntRange(min=1), default=300, show_default=True, help="Games in each run."
+    "--games",
+    type=click.IntRange(min=50),
+    default=300,
+    show_default=True,
+    help="Games in each run (the table compares the first 50 with the last 50).",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="The first run's seed.")
 @click.option(
@@ -153,10 +157,6 @@ def rewards(
 
     if picture is not None and picture.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--picture {picture}: the name must end in .png, .svg or .pdf")
-    if games < 50:
-        raise UsageError(
-            "--games must be at least 50: the table compares the first 50 and the last 50"
-        )
     triples = tuple(_triple(text) for text in rewards) or experiment_module.TRIPLES
     player = perfect_move if opponent == "perfect" else random_move
     with progress_bar(runs * len(triples), "runs") as tick:
@@ -170,7 +170,7 @@ def rewards(
     return 0
 
 
-@experiment.command("two-learners")
+@experiment.command("two-learners", short_help="Both sides learn: do both become expert?")
 @click.option(
     "--games",
     type=click.IntRange(min=1),
