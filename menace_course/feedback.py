@@ -43,10 +43,23 @@ def _code_html(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Keep compiled templates between runs (compiling them is a third of a check's rendering)."""
+    from menace_course.replay import cache_dir
+
+    folder = cache_dir().parent / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
+
+
 def environment(templates: Path, format: Format) -> jinja2.Environment:
     """A jinja2 environment over the course's templates, with the filters they use."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates)),
+        bytecode_cache=_bytecode_cache(),
         autoescape=format == "html",
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -55,9 +68,7 @@ def environment(templates: Path, format: Format) -> jinja2.Environment:
     )
     env.filters["cap"] = cap
     env.filters["codehtml"] = lambda text: jinja2.utils.markupsafe.Markup(_code_html(str(text)))
-    env.filters["indent_lines"] = lambda text, n=4: "\n".join(
-        " " * n + ln for ln in str(text).splitlines()
-    )
+    env.filters["indent_lines"] = lambda text, n=4: "\n".join(" " * n + ln for ln in str(text).splitlines())
     env.globals["hint_text"] = lambda hint_id: hint_text(env, hint_id)
     return env
 

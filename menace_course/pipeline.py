@@ -96,9 +96,7 @@ def _function_problem(
     if wanted < low or (isinstance(high, int) and wanted > high):
         params = info.get("params", [])
         got = (
-            f"{challenge.function}({', '.join(str(p) for p in params)})"
-            if isinstance(params, list)
-            else "?"
+            f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
         )
         detail = Detail(
             problem="signature",
@@ -113,14 +111,26 @@ def _function_problem(
     return None
 
 
+def start_worker(source: Source, challenge: Challenge, sandbox: SandboxKind) -> Worker | None:
+    """Spawn the sandboxed child for a readable source now; :func:`check_source` uses it later."""
+    if source.status is not Status.CHECKED:
+        return None
+    return Worker(source.text, sandbox, challenge.limits).spawn()
+
+
 def check_source(
     source: Source,
     suite: Suite,
     sandbox: SandboxKind,
     limits: Limits | None = None,
     student: str | None = None,
+    worker: Worker | None = None,
 ) -> SubmissionReport:
-    """Check one submission against one challenge's suite and describe everything found."""
+    """Check one submission against one challenge's suite and describe everything found.
+
+    ``worker`` may be a child already spawned for this source (see :func:`start_worker`),
+    so that it loads while the grader imports its tests; it is closed here either way.
+    """
     started = time.monotonic()
     challenge = suite.challenge
     limits = limits or challenge.limits
@@ -153,10 +163,10 @@ def check_source(
         )
 
     if source.status is not Status.CHECKED:
-        return report(
-            source.status, _skipped(suite, "not run: the file could not be read"), source.problem
-        )
-    with Worker(source.text, sandbox, limits) as worker:
+        if worker is not None:
+            worker.close()
+        return report(source.status, _skipped(suite, "not run: the file could not be read"), source.problem)
+    with worker or Worker(source.text, sandbox, limits) as worker:
         load = worker.load()
         printed = load.printed.text or None
         if load.status != "ready":

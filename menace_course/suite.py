@@ -27,6 +27,7 @@ from menace_course import __version__
 from menace_course.catalog import Challenge, Example
 from menace_course.course import Course
 from menace_course.models import Kind
+from menace_course.replay import ExampleStore, can_replay, replaying
 from menace_course.testing import (
     GRADING_PROFILE,
     expect_equal,
@@ -102,7 +103,7 @@ def _first_line(function: Any) -> int:
     return int(getattr(getattr(inner, "__code__", None), "co_firstlineno", 0))
 
 
-def _hidden_cases(folder: Path) -> list[Case]:
+def _hidden_cases(folder: Path, store: ExampleStore) -> list[Case]:
     cases = []
     for path in sorted(folder.glob("test_*.py")):
         module = _import_test_module(path)
@@ -110,21 +111,22 @@ def _hidden_cases(folder: Path) -> list[Case]:
         for name, function in sorted(tests, key=lambda item: _first_line(item[1])):
             marks = marks_of(function)
             is_property = hasattr(function, "hypothesis")
+            is_visible = bool(marks.get("visible", False))
+            run = function
+            if is_property and can_replay(function):
+                run = replaying(function, store.examples(f"{path.name}::{name}", function), is_visible)
             doc = inspect.getdoc(
-                (getattr(function, "hypothesis", None) and function.hypothesis.inner_test)
-                or function
+                (getattr(function, "hypothesis", None) and function.hypothesis.inner_test) or function
             )
             cases.append(
                 Case(
                     name=name.removeprefix("test_"),
-                    title=(doc or name.removeprefix("test_").replace("_", " "))
-                    .splitlines()[0]
-                    .rstrip("."),
+                    title=(doc or name.removeprefix("test_").replace("_", " ")).splitlines()[0].rstrip("."),
                     kind=Kind.PROPERTY if is_property else Kind.HIDDEN,
-                    is_visible=bool(marks.get("visible", False)),
+                    is_visible=is_visible,
                     hint=marks.get("hint"),
                     points=float(marks.get("points", 1.0)),
-                    run=function,
+                    run=run,
                 )
             )
     return cases
@@ -147,8 +149,10 @@ def collect(course: Course, challenge: Challenge) -> Suite:
     hidden_files: list[Path] = []
     if hidden_folder.is_dir():
         use_course_references(course.reference_dir)
-        cases += _hidden_cases(hidden_folder)
         hidden_files = sorted(hidden_folder.glob("*.py"))
+        store = ExampleStore(_hash_files(hidden_files + [course.reference_dir / f"{challenge.slug}.py"]))
+        cases += _hidden_cases(hidden_folder, store)
+        store.save()
     else:
         manifest = challenge.folder / HIDDEN_MANIFEST
         if manifest.is_file():

@@ -10,9 +10,6 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from rich.console import Console
-from rich.text import Text
-
 ASCII_MARKS = {"✓": ":)", "✗": ":(", "–": ":|", "·": "-", "…": "...", "→": "->", "★": "*"}
 _STYLES = {"✓": "green", "✗": "bold red", "–": "dim"}
 
@@ -37,10 +34,13 @@ def print_feedback(text: str, stream: TextIO | None = None, ascii_only: bool = F
     stream = stream or sys.stdout
     if ascii_only or not _can_encode(stream, "✓✗–·…→★"):
         text = to_ascii(text)
-    console = Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
-    if not console.is_terminal:
+    if not stream.isatty():
         stream.write(text if text.endswith("\n") else text + "\n")
         return
+    from rich.console import Console  # only a terminal needs it
+    from rich.text import Text
+
+    console = Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
     for line in text.rstrip("\n").split("\n"):
         stripped = line.lstrip()
         style = next((s for mark, s in _STYLES.items() if stripped.startswith(mark)), None)

@@ -18,9 +18,7 @@ from menace_course.errors import UsageError
 from menace_course.feedback import render_many
 from menace_course.loader import Source, read_submission
 from menace_course.models import Status, SubmissionReport
-from menace_course.pipeline import check_source
 from menace_course.sandbox.launch import choose_kind
-from menace_course.suite import collect
 from menace_course.terminal import print_feedback
 
 course_option = click.option(
@@ -101,16 +99,28 @@ def check(
     source = read_submission(file)
     challenges = _challenges_for(the_course, source, slug)
     kind = choose_kind(sandbox)
-    reports = [check_source(source, collect(the_course, c), kind) for c in challenges]
+    # Start the sandboxed children first: they load the file while this process imports
+    # the test framework (most of a check's time), one core each.
+    from menace_course.sandbox.worker import Worker
+
+    workers = [
+        Worker(source.text, kind, c.limits).spawn() if source.status is Status.CHECKED else None
+        for c in challenges
+    ]
+    from menace_course.pipeline import check_source
+    from menace_course.suite import collect
+
+    reports = [
+        check_source(source, collect(the_course, c), kind, worker=w)
+        for c, w in zip(challenges, workers, strict=True)
+    ]
     _show(reports, output_format, the_course, ascii_only)
     if any(r.status is Status.UNREADABLE for r in reports):
         return 2
     return 0 if all(r.passed for r in reports) else 1
 
 
-def _show(
-    reports: list[SubmissionReport], output_format: str, course: Course, ascii_only: bool
-) -> None:
+def _show(reports: list[SubmissionReport], output_format: str, course: Course, ascii_only: bool) -> None:
     if output_format == "json":
         data = [r.to_dict() for r in reports]
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False))

@@ -93,9 +93,7 @@ def _printed(data: Any) -> Printed:
     if not isinstance(data, dict):
         return Printed()
     text, dropped = data.get("text"), data.get("dropped")
-    return Printed(
-        text if isinstance(text, str) else "", dropped if isinstance(dropped, int) else 0
-    )
+    return Printed(text if isinstance(text, str) else "", dropped if isinstance(dropped, int) else 0)
 
 
 def _exception(data: Any) -> StudentException:
@@ -160,12 +158,24 @@ class Worker:
 
     # -- life cycle ---------------------------------------------------------------
 
-    def load(self) -> LoadOutcome:
-        """Start the child and import the submission; the first answer is kept for later starts."""
-        if self._process is None:
+    def spawn(self) -> Worker:
+        """Start the child now, without waiting for it: it loads while the grader gets ready."""
+        if self._process is None and self._load is None:
             self._start()
+        return self
+
+    def load(self) -> LoadOutcome:
+        """Import the submission in the child (starting it if need be) and say how that went.
+
+        The first answer is kept: a child restarted after a timeout is not asked again.
+        """
+        if self._load is None:
+            if self._process is None:
+                self._start()
             self._load = self._await_ready()
-        assert self._load is not None
+        elif self._process is None:
+            self._start()
+            self._await_ready()
         return self._load
 
     def _start(self) -> None:
@@ -211,9 +221,7 @@ class Worker:
                 return LoadOutcome("ready", functions=functions, printed=printed)
             if message.get("ready") is False:
                 self._kill()
-                return LoadOutcome(
-                    "raised", printed=printed, exception=_exception(message.get("error"))
-                )
+                return LoadOutcome("raised", printed=printed, exception=_exception(message.get("error")))
             raise ProtocolError("bad ready message")
         except (ProtocolError, TypeError, ValueError):
             return LoadOutcome("crashed", exit_code=self._kill())
@@ -258,9 +266,10 @@ class Worker:
         if remaining <= 0:
             return CallOutcome("budget")
         if self._process is None:
-            load = self.load()
-            if load.status != "ready":
-                return CallOutcome("crashed", exit_code=load.exit_code)
+            self._start()
+            restarted = self._await_ready()
+            if restarted.status != "ready":
+                return CallOutcome("crashed", exit_code=restarted.exit_code)
         self._next_id += 1
         request = {"id": self._next_id, "fn": function, "args": [wire.encode(a) for a in args]}
         deadline = min(self.limits.call_seconds, remaining)

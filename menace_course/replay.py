@@ -1,0 +1,131 @@
+"""Replay a property test's generated examples instead of running hypothesis for every file.
+
+Grading is derandomized, so hypothesis would generate the same examples for every
+submission that passes them. Generating them is most of a property test's cost, so they
+are generated once (per suite version, kept in a cache folder as tagged JSON) and then
+simply replayed: the test's own body runs, in the grader, on each stored example. When
+one fails and the test is visible, hypothesis runs for real to shrink the failure to the
+smallest example a student can read; a hidden test shows no inputs, so it needs no
+shrinking. The verdict is the same either way; only the time differs.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+from hypothesis import Phase, given, settings
+
+from menace_course.sandbox import wire
+
+Examples = list[dict[str, Any]]
+
+
+def can_replay(test: Any) -> bool:
+    """True for a hypothesis test whose strategies are all given by keyword."""
+    inner = getattr(test, "hypothesis", None)
+    return bool(getattr(inner, "_given_kwargs", None)) and hasattr(inner, "inner_test")
+
+
+def generate(test: Any) -> Examples:
+    """The examples hypothesis gives this test under the grading profile: explicit ones first."""
+    strategies = test.hypothesis._given_kwargs
+    explicit = [dict(e.kwargs) for e in getattr(test, "hypothesis_explicit_examples", [])]
+    collected: Examples = []
+
+    def record(**kwargs: Any) -> None:
+        collected.append(copy.deepcopy(kwargs))
+
+    base = test._hypothesis_internal_use_settings
+    recorder = settings(base, database=None, derandomize=True, deadline=None, phases=[Phase.generate])(
+        given(**strategies)(record)
+    )
+    recorder()
+    return explicit + collected
+
+
+def cache_dir() -> Path:
+    """Where generated examples are kept: ``$MENACE_CACHE_DIR``, else the user's cache folder."""
+    explicit = os.environ.get("MENACE_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "menace-course" / "examples"
+
+
+class ExampleStore:
+    """Generated examples for one suite version, read from and written to one JSON file."""
+
+    def __init__(self, suite_hash: str, folder: Path | None = None) -> None:
+        """Open (lazily) the store for this suite version."""
+        self.path = (folder or cache_dir()) / f"{suite_hash}-h{hypothesis.__version__}.json"
+        self._data: dict[str, Any] | None = None
+        self._dirty = False
+
+    def _load(self) -> dict[str, Any]:
+        if self._data is None:
+            try:
+                self._data = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                self._data = {}
+        return self._data
+
+    def examples(self, name: str, test: Any) -> Examples:
+        """The stored examples for a test, generating (and storing) them the first time."""
+        data = self._load()
+        if name in data:
+            try:
+                return [{key: wire.decode(value) for key, value in example.items()} for example in data[name]]
+            except (wire.WireError, AttributeError):
+                pass  # a damaged cache is regenerated, never trusted
+        examples = generate(test)
+        encoded = [{key: wire.encode(value) for key, value in ex.items()} for ex in examples]
+        if "object" not in json.dumps(encoded):  # only plain data is worth keeping
+            data[name] = encoded
+            self._dirty = True
+        return examples
+
+    def save(self) -> None:
+        """Write the store atomically; a read-only cache folder is not an error."""
+        if not self._dirty or self._data is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(self._data), encoding="utf-8")
+            os.replace(temporary, self.path)
+            self._dirty = False
+        except OSError:
+            pass
+
+
+def replaying(test: Any, examples: Examples, shrink: bool) -> Callable[[Any], None]:
+    """A case body that runs ``test``'s own body on each stored example, in order.
+
+    With ``shrink``, a failure is handed to hypothesis to find the smallest failing
+    example; if hypothesis finds none (it draws different examples), the first failure
+    stands.
+    """
+    inner = test.hypothesis.inner_test
+
+    def run(submission: Any) -> None:
+        try:
+            for example in examples:
+                inner(submission, **copy.deepcopy(example))
+        except Exception as first:
+            if not shrink:
+                raise
+            failing_call = submission.last_call
+            try:
+                test(submission)
+            except Exception as smallest:
+                raise smallest from None
+            submission.last_call = failing_call
+            raise first from None
+
+    return run
