@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,7 @@ class Challenge:
     examples: tuple[Example, ...]
     folder: Path
     example_hint: str | None = None
-    limits: Limits = Limits()
+    limits: Limits = field(default_factory=Limits)
     mutant_threshold: float = 0.9
     equivalent_mutants: tuple[str, ...] = ()
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
+import markupsafe
 
 from menace_course.models import Kind, Outcome, SubmissionReport
 
@@ -67,7 +68,7 @@ def environment(templates: Path, format: Format) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["cap"] = cap
-    env.filters["codehtml"] = lambda text: jinja2.utils.markupsafe.Markup(_code_html(str(text)))
+    env.filters["codehtml"] = lambda text: markupsafe.Markup(_code_html(str(text)))
     env.filters["indent_lines"] = lambda text, n=4: "\n".join(" " * n + ln for ln in str(text).splitlines())
     env.globals["hint_text"] = lambda hint_id: hint_text(env, hint_id)
     return env

@@ -16,7 +16,7 @@ from typing import Any
 SCHEMA_VERSION = 1
 
 
-class Outcome(str, enum.Enum):
+class Outcome(enum.StrEnum):
     """How one test ended. Exactly one per test; never ``None``."""
 
     PASSED = "passed"
@@ -26,7 +26,7 @@ class Outcome(str, enum.Enum):
     SKIPPED = "skipped"  #: not run: the file could not load, or an earlier problem blocks it
 
 
-class Kind(str, enum.Enum):
+class Kind(enum.StrEnum):
     """Where a test comes from, which decides how much of it a student may see."""
 
     EXAMPLE = "example"  #: a visible example from the challenge text: shown in full
@@ -34,7 +34,7 @@ class Kind(str, enum.Enum):
     PROPERTY = "property"  #: a property checked on generated inputs (hidden unless marked visible)
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """How far checking a submission got."""
 
     CHECKED = "checked"  #: the tests ran (whatever they found)
@@ -145,7 +145,8 @@ class SubmissionReport:
         """The report as JSON-ready data (the documented schema)."""
         data = asdict(self)
         data["passed"] = self.passed
-        return _plain(data)
+        plain: dict[str, Any] = _plain(data)
+        return plain
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SubmissionReport:

@@ -137,7 +137,7 @@ def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
     finally:
         proxy.deactivate(token)
     seconds = time.monotonic() - started
-    common = {
+    common: dict[str, Any] = {
         "name": case.name,
         "title": case.title,
         "kind": case.kind,

@@ -150,7 +150,7 @@ def collect(course: Course, challenge: Challenge) -> Suite:
     if hidden_folder.is_dir():
         use_course_references(course.reference_dir)
         hidden_files = sorted(hidden_folder.glob("*.py"))
-        store = ExampleStore(_hash_files(hidden_files + [course.reference_dir / f"{challenge.slug}.py"]))
+        store = ExampleStore(_hash_files([*hidden_files, course.reference_dir / f"{challenge.slug}.py"]))
         cases += _hidden_cases(hidden_folder, store)
         store.save()
     else:

@@ -29,7 +29,7 @@ import traceback
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import wire  # noqa: E402  (the codec sits next to this file, inside the sandbox too)
+import wire  # type: ignore[import-not-found]  # the codec sits next to this file, in the sandbox too
 
 MAX_REQUEST = 4 * 1024 * 1024
 MAX_FRAMES = 12
@@ -73,7 +73,7 @@ def isolate_fds(request_fd: int, reply_fd: int) -> tuple[Any, Any]:
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.close(null)
-    sys.stdin = open(os.devnull)  # noqa: SIM115 (lives as long as the process)
+    sys.stdin = open(os.devnull)  # lives as long as the process
     sys.stderr = CappedOutput(0)
     return requests, replies
 
