@@ -184,9 +184,7 @@ class _Learner:
             box[bead] = max(0, box[bead] + change)
 
 
-def play_game(
-    boxes: Boxes, opponent: Player, settings: Settings = MICHIE, mark: str = "X"
-) -> Result:
+def play_game(boxes: Boxes, opponent: Player, settings: Settings = MICHIE, mark: str = "X") -> Result:
     """MENACE (playing ``mark``, X by default) plays one game against ``opponent``, then learns.
 
     New boxes are added to ``boxes`` as positions come up. Returns MENACE's result.

@@ -70,9 +70,7 @@ def rgb(colour: str | RGB) -> RGB:
     raise ValueError(f"unknown colour {colour!r}: use '#rrggbb' or one of {known}")
 
 
-def _colour_rows(
-    rows: Sequence[Sequence[Thing]], colours: Mapping[Thing, str | RGB]
-) -> list[list[RGB]]:
+def _colour_rows(rows: Sequence[Sequence[Thing]], colours: Mapping[Thing, str | RGB]) -> list[list[RGB]]:
     try:
         return [[rgb(colours[item]) for item in row] for row in rows]
     except KeyError as missing:

@@ -69,9 +69,7 @@ def run_step(number: int, course_dir: Path | None = None) -> tuple[list[str], li
             pictures.append((output.picture, COLOURS))
         return list(output.lines), pictures
 
-    def keep(
-        rows: Sequence[Sequence[Hashable]], colours: Mapping[Hashable, str], *_: Any, **__: Any
-    ) -> None:
+    def keep(rows: Sequence[Sequence[Hashable]], colours: Mapping[Hashable, str], *_: Any, **__: Any) -> None:
         pictures.append((rows, colours))
 
     printed = io.StringIO()
@@ -170,9 +168,7 @@ def write_files(files: Mapping[str, str], folder: Path, force: bool) -> list[str
         names, are, them = ", ".join(clashes), "are" if len(clashes) > 1 else "is", "them"
         if len(clashes) == 1:
             them = "it"
-        raise UsageError(
-            f"{names} {are} already here, and different; use --force to replace {them}"
-        )
+        raise UsageError(f"{names} {are} already here, and different; use --force to replace {them}")
     written = []
     for name, text in files.items():
         target = folder / name

@@ -91,9 +91,7 @@ def no_refill(runs: int, games: int, seed: int) -> int:
     show_default=True,
     help="Training games in a round, and greedy games counted after it.",
 )
-@click.option(
-    "--rounds", type=click.IntRange(min=1), default=5, show_default=True, help="How many rounds."
-)
+@click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True, help="How many rounds.")
 def replica(seed: int, games: int, rounds: int) -> int:
     """The second account's program: no symmetry, 4 beads a square, against Random."""
     from menace_course.experiments import replica as experiment_module

@@ -88,8 +88,7 @@ def report(data: Sequence[RewardRuns], window: int = 50) -> str:
     lines = [
         f"{runs} runs of {games} games for each reward; each number is the mean of the runs.",
         "",
-        f"{'beads added':<12}{f'first {window} games':^21}   {f'last {window} games':^21}"
-        f"   Michie's line",
+        f"{'beads added':<12}{f'first {window} games':^21}   {f'last {window} games':^21}   Michie's line",
         f"{'win/draw/loss':<12}{heads}   {heads}   after game {games}",
     ]
     for item in data:

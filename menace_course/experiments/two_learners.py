@@ -105,10 +105,7 @@ def report(data: TwoLearners) -> str:
     for item in data.runs:
         draws = item.results[-data.window :].count("draw")
         lines.append(
-            f"{item.seed:<10}{draws:>14}   {_counts(item.x_vs_perfect)}   "
-            f"{_counts(item.o_vs_perfect)}"
+            f"{item.seed:<10}{draws:>14}   {_counts(item.x_vs_perfect)}   {_counts(item.o_vs_perfect)}"
         )
-    lines.append(
-        f"{'untrained':<10}{'':>14}   {_counts(data.untrained_x)}   {_counts(data.untrained_o)}"
-    )
+    lines.append(f"{'untrained':<10}{'':>14}   {_counts(data.untrained_x)}   {_counts(data.untrained_o)}")
     return "\n".join(line.rstrip() for line in lines) + "\n"
