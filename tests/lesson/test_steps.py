@@ -157,3 +157,14 @@ def test_bad_step_arguments_get_a_reason_and_exit_2(
     assert ran.code == 2
     assert message in ran.err
     assert ran.out == ""
+
+
+def test_in_a_terminal_the_picture_follows_the_text(
+    menace: Callable[..., Ran], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    lines = menace("step", "3").out.splitlines()
+    assert lines[:8] == golden(3)
+    assert lines[8] == ""
+    assert len(lines[9:]) == 5 and all(line.count("\u2580") == 30 for line in lines[9:])
