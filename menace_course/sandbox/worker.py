@@ -260,11 +260,11 @@ class Worker:
 
     def call(self, function: str, args: list[Any]) -> CallOutcome:
         """Call ``function(*args)`` in the child, within the per-call and per-submission limits."""
-        if function in self.dead_functions:
-            return CallOutcome("dead")
         remaining = self.limits.budget_seconds - self.spent
         if remaining <= 0:
             return CallOutcome("budget")
+        if function in self.dead_functions:
+            return CallOutcome("dead")
         if self._process is None:
             self._start()
             restarted = self._await_ready()

@@ -1,0 +1,86 @@
+"""The tagged encoding keeps what plain JSON would lose, and trusts nothing it reads."""
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from menace_course.compare import same
+from menace_course.sandbox import wire
+
+plain = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.tuples(inner, inner)
+    | st.dictionaries(st.integers() | st.text(max_size=3), inner, max_size=3)
+    | st.frozensets(st.integers(), max_size=3),
+    max_leaves=20,
+)
+
+
+@given(plain)
+def test_plain_values_come_back_with_exactly_their_types(value):
+    back = wire.decode(wire.loads(wire.dumps(wire.encode(value))))
+    assert same(back, value)
+
+
+def test_a_tuple_stays_a_tuple_and_int_keys_stay_ints():
+    back = wire.decode(wire.loads(wire.dumps(wire.encode({1: (2, 3)}))))
+    assert back == {1: (2, 3)} and type(back[1]) is tuple
+
+
+def test_special_floats_cross_as_tags():
+    back = wire.decode(wire.encode([math.inf, -math.inf]))
+    assert back == [math.inf, -math.inf]
+    assert math.isnan(wire.decode(wire.encode(math.nan)))
+
+
+def test_an_object_with_a_lying_eq_arrives_opaque_and_equals_nothing():
+    class AlwaysEqual:
+        def __eq__(self, other):
+            return True
+
+    back = wire.decode(wire.encode(AlwaysEqual()))
+    assert isinstance(back, wire.Opaque) and back.type_name == "AlwaysEqual"
+    assert back != [4, 4, 0, 0, 7, 0, 0, 0, 0]
+    assert not same(back, [1])
+
+
+def test_a_list_subclass_is_not_a_list():
+    class Sneaky(list):
+        pass
+
+    back = wire.decode(wire.encode(Sneaky([1, 2])))
+    assert isinstance(back, wire.Opaque) and back.type_name == "Sneaky"
+
+
+def test_huge_integers_are_described_not_sent():
+    back = wire.decode(wire.encode(10**5000))
+    assert isinstance(back, wire.Opaque) and "digits" in repr(back)
+
+
+def test_a_self_containing_list_stops_at_the_depth_limit():
+    loop: list = []
+    loop.append(loop)
+    encoded = wire.encode(loop)
+    depth = 0
+    while isinstance(encoded, list):
+        encoded, depth = encoded[0], depth + 1
+    assert depth == wire.MAX_DEPTH and encoded["$"] == "object"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [{"$": "nope"}, {"$": "tuple"}, {"$": "dict", "v": [[1]]}, {"$": "float", "v": "1e999"}, {"$": "set", "v": [[1]]}],
+)
+def test_malformed_tags_are_rejected(message):
+    with pytest.raises(wire.WireError):
+        wire.decode(message)
+
+
+def test_unreadable_lines_are_rejected():
+    with pytest.raises(wire.WireError):
+        wire.loads(b"[" * 100000)
+    with pytest.raises(wire.WireError):
+        wire.loads(b"{not json")

@@ -1,0 +1,142 @@
+"""The sandboxed child answers calls with plain facts, within its limits, and can be killed."""
+
+import pytest
+
+from menace_course.sandbox.launch import Limits, bwrap_works
+from menace_course.sandbox.worker import Worker
+
+KINDS = [pytest.param("process", id="process"), pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap)]
+FAST = Limits(call_seconds=0.5, import_seconds=2, budget_seconds=5)
+
+SOURCE = '''
+import os, sys
+print("loading")
+def double(xs):
+    print("doubling", xs)
+    return [2 * x for x in xs]
+def grow(xs):
+    xs.append(1)
+    return xs
+def outer(n):
+    return inner(n)
+def inner(n):
+    return [1][n]
+def spin():
+    while True:
+        pass
+def chatty():
+    for i in range(20000):
+        print("spam", i)
+    return 1
+def leave():
+    os._exit(0)
+def me():
+    return os.getuid()
+def pair():
+    return (1, 2)
+'''
+
+
+def started(kind, source=SOURCE, limits=FAST):
+    worker = Worker(source, kind, limits)
+    assert worker.load().status == "ready"
+    return worker
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_call_returns_the_value_the_arguments_after_and_what_was_printed(kind):
+    with started(kind) as worker:
+        outcome = worker.call("double", [[1, 2]])
+        assert outcome.status == "returned" and outcome.result == [2, 4]
+        assert outcome.printed.text == "doubling [1, 2]\n"
+        changed = worker.call("grow", [[5]])
+        assert changed.args_after == ([5, 1],)
+        assert worker.call("pair", []).result == (1, 2)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_exception_reports_only_the_students_frames(kind):
+    with started(kind) as worker:
+        outcome = worker.call("outer", [3])
+    assert outcome.status == "raised" and outcome.exception.type_name == "IndexError"
+    assert [f.function for f in outcome.exception.frames] == ["outer", "inner"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_endless_loop_times_out_once_then_the_function_is_not_called_again(kind):
+    with started(kind) as worker:
+        first = worker.call("spin", [])
+        again = worker.call("spin", [])
+        still_fine = worker.call("double", [[3]])
+    assert first.status == "timeout" and again.status == "dead"
+    assert still_fine.result == [6] and worker.starts == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_printing_is_capped(kind):
+    with started(kind) as worker:
+        outcome = worker.call("chatty", [])
+    assert outcome.result == 1 and len(outcome.printed.text) == FAST.print_chars
+    assert outcome.printed.dropped > 100000 - FAST.print_chars
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_call_that_stops_python_is_a_crash_and_the_child_restarts(kind):
+    with started(kind) as worker:
+        assert worker.call("leave", []).status == "crashed"
+        assert worker.call("double", [[1]]).result == [2]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_input_at_load_time_gets_end_of_file_not_the_graders_pipe(kind):
+    worker = Worker("name = input('name? ')\n", kind, FAST)
+    with worker:
+        load = worker.load()
+    assert load.status == "raised" and load.exception.type_name == "EOFError"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_loop_at_load_time_times_out(kind):
+    with Worker("while True:\n    pass\n", kind, Limits(import_seconds=0.5)) as worker:
+        assert worker.load().status == "timeout"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_time_budget_for_a_file_ends_its_calls(kind):
+    limits = Limits(call_seconds=0.3, budget_seconds=0.5)
+    source = "import time\ndef nap(s):\n    time.sleep(s)\n    return s\n"
+    with started(kind, source, limits) as worker:
+        outcomes = [worker.call("nap", [0.2]).status for _ in range(5)]
+    assert outcomes[:2] == ["returned", "returned"] and outcomes[-1] == "budget"
+
+
+@pytest.mark.bwrap
+def test_under_bubblewrap_the_child_is_nobody_offline_and_blind():
+    source = '''
+import os, socket
+def probe():
+    found = []
+    for path in ("/work", "/home", "/etc/passwd", "/root/.ssh"):
+        found.append(os.path.exists(path))
+    try:
+        socket.create_connection(("127.0.0.1", 22), timeout=1)
+        found.append("net")
+    except OSError:
+        pass
+    try:
+        os.fork()
+        found.append("fork")
+    except OSError:
+        pass
+    try:
+        import hypothesis
+        found.append("hypothesis")
+    except ImportError:
+        pass
+    return (os.getuid(), found)
+'''
+    assert bwrap_works()
+    with started("bwrap", source) as worker:
+        uid, found = worker.call("probe", []).result
+    assert uid != 0
+    assert found == [False, False, False, False]
