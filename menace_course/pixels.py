@@ -77,6 +77,12 @@ def _colour_rows(rows: Sequence[Sequence[Thing]], colours: Mapping[Thing, str | 
         raise ValueError(f"no colour given for {missing.args[0]!r}") from None
 
 
+def _size(grid: list[list[RGB]], cell: int, gap: int) -> tuple[int, int]:
+    """The picture's width and height: a gap around and between all the squares."""
+    columns = max((len(row) for row in grid), default=0)
+    return gap + columns * (cell + gap), gap + len(grid) * (cell + gap)
+
+
 def png_bytes(
     rows: Sequence[Sequence[Thing]],
     colours: Mapping[Thing, str | RGB],
@@ -85,9 +91,7 @@ def png_bytes(
 ) -> bytes:
     """The picture as a PNG file's bytes: squares of ``cell`` pixels, ``gap`` apart, on white."""
     grid = _colour_rows(rows, colours)
-    columns = max((len(row) for row in grid), default=0)
-    width = gap + columns * (cell + gap)
-    height = gap + len(grid) * (cell + gap)
+    width, height = _size(grid, cell, gap)
     white = bytes((255, 255, 255))
     lines: list[bytes] = []
     for y in range(height):
@@ -120,8 +124,7 @@ def svg_text(
 ) -> str:
     """The picture as SVG text: one square per thing, ``cell`` units wide, ``gap`` apart."""
     grid = _colour_rows(rows, colours)
-    columns = max((len(row) for row in grid), default=0)
-    width, height = gap + columns * (cell + gap), gap + len(grid) * (cell + gap)
+    width, height = _size(grid, cell, gap)
     squares = [
         f'<rect x="{gap + x * (cell + gap)}" y="{gap + y * (cell + gap)}" '
         f'width="{cell}" height="{cell}" fill="#{r:02x}{g:02x}{b:02x}"/>'
