@@ -31,7 +31,7 @@ from menace_course.models import (
 from menace_course.proxy import SubmissionProxy
 from menace_course.runner import run_cases
 from menace_course.sandbox.launch import Limits, SandboxKind
-from menace_course.sandbox.worker import LoadOutcome, Worker
+from menace_course.sandbox.worker import LoadOutcome, SandboxFailure, Worker
 from menace_course.suite import Suite
 
 
@@ -167,7 +167,11 @@ def check_source(
             worker.close()
         return report(source.status, _skipped(suite, "not run: the file could not be read"), source.problem)
     with worker or Worker(source.text, sandbox, limits) as worker:
-        load = worker.load()
+        try:
+            load = worker.load()
+        except SandboxFailure as failure:
+            problem = LoadProblem(f"the sandbox could not start on this machine: {failure}")
+            return report(Status.GRADER_ERROR, _skipped(suite, "not run: the sandbox failed"), problem)
         printed = load.printed.text or None
         if load.status != "ready":
             return report(

@@ -115,7 +115,7 @@ def check(
         for c, w in zip(challenges, workers, strict=True)
     ]
     _show(reports, output_format, the_course, ascii_only)
-    if any(r.status is Status.UNREADABLE for r in reports):
+    if any(r.status in (Status.UNREADABLE, Status.GRADER_ERROR) for r in reports):
         return 2
     return 0 if all(r.passed for r in reports) else 1
 

@@ -187,13 +187,14 @@ def plan_launch(
         "/lib64",
     ]
     argv += ["--symlink", "usr/bin", "/bin", "--dev", "/dev"]
+    # /tmp first: a tmpfs mounted later would hide binds below it (e.g. a venv in /tmp).
+    argv += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     for root in _interpreter_roots():
         for parent in _parents_needing_dirs(root):
             argv += ["--perms", "0755", "--dir", str(parent)]
         argv += ["--ro-bind", str(root), str(root)]
     for hidden in _site_dirs():
         argv += ["--tmpfs", str(hidden)]
-    argv += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     argv += ["--ro-bind", str(workdir), "/box", "--chdir", "/box", "--remount-ro", "/"]
     argv += [python, "-I", "-S", "-B", "/box/harness.py", "/box/submission.py"]
     argv += [str(fds[0]), str(fds[1]), json.dumps(settings)]

@@ -85,6 +85,10 @@ class LoadOutcome:
     exit_code: int | None = None
 
 
+class SandboxFailure(Exception):
+    """The sandbox could not start the harness at all: a problem of this machine, not the file."""
+
+
 class ProtocolError(Exception):
     """The child's reply broke the protocol (wrong id, shape, size): treated as a crash."""
 
@@ -147,6 +151,7 @@ class Worker:
         self._buffer = b""
         self._next_id = 0
         self._load: LoadOutcome | None = None
+        self._errors: Any = None
 
     def __enter__(self) -> Worker:
         """Use as a context manager so the child is always killed."""
@@ -180,12 +185,17 @@ class Worker:
 
     def _start(self) -> None:
         self.starts += 1
-        self._workdir = Path(tempfile.mkdtemp(prefix="menace-"))
-        for name in ("harness.py", "wire.py"):
-            shutil.copyfile(HARNESS_DIR / name, self._workdir / name)
-        (self._workdir / "submission.py").write_text(self.source, encoding="utf-8")
-        for path in (self._workdir, *self._workdir.iterdir()):
-            path.chmod(0o755 if path.is_dir() else 0o644)
+        if self._workdir is None:
+            self._workdir = Path(tempfile.mkdtemp(prefix="menace-"))
+            for name in ("harness.py", "wire.py"):
+                shutil.copyfile(HARNESS_DIR / name, self._workdir / name)
+            (self._workdir / "submission.py").write_text(self.source, encoding="utf-8")
+            for path in (self._workdir, *self._workdir.iterdir()):
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        self._close_errors()
+        # The sandbox's own complaints (bwrap, or Python failing to start) land here; the
+        # harness points fd 2 at /dev/null before any student code runs.
+        self._errors = tempfile.TemporaryFile()
         request_read, self._requests = os.pipe()
         self._replies, reply_write = os.pipe()
         plan = plan_launch(self.kind, self._workdir, self.limits, (request_read, reply_write))
@@ -196,7 +206,7 @@ class Worker:
                 cwd=plan.workdir,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stderr=self._errors,
                 pass_fds=plan.pass_fds,
                 start_new_session=True,
             )
@@ -211,7 +221,11 @@ class Worker:
             self._kill()
             return LoadOutcome("timeout")
         except (EOFError, ProtocolError):
-            return LoadOutcome("crashed", exit_code=self._kill())
+            code = self._kill()
+            complaint = self._sandbox_complaint()
+            if complaint:
+                raise SandboxFailure(complaint) from None
+            return LoadOutcome("crashed", exit_code=code)
         try:
             printed = _printed(message.get("printed"))
             if message.get("ready") is True:
@@ -226,9 +240,18 @@ class Worker:
         except (ProtocolError, TypeError, ValueError):
             return LoadOutcome("crashed", exit_code=self._kill())
 
+    def _sandbox_complaint(self) -> str:
+        """What the sandbox itself printed before the harness took over (empty if nothing)."""
+        if self._errors is None:
+            return ""
+        self._errors.seek(0)
+        text = self._errors.read(4000).decode("utf-8", "replace").strip()
+        return text if text.startswith("bwrap:") or "Traceback" in text or "Fatal Python" in text else ""
+
     def close(self) -> None:
         """Kill the child and everything it started; remove the scratch folder."""
         self._kill()
+        self._close_errors()
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -255,6 +278,11 @@ class Worker:
         self._requests = self._replies = -1
         self._buffer = b""
         return code
+
+    def _close_errors(self) -> None:
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
 
     # -- calls --------------------------------------------------------------------
 
