@@ -1,0 +1,196 @@
+"""The checks ``menace validate`` makes on one challenge, apart from its mutants.
+
+Each takes the course, the challenge (and its collected suite) and gives back plain
+facts: what the reference did, whether the examples agree with it, which hint ids have
+no words, what each known wrong solution did. :mod:`~menace_course.authoring.validate`
+puts them together and decides.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from menace_course.catalog import Challenge
+from menace_course.compare import same
+from menace_course.course import Course
+from menace_course.feedback import hint_ids
+from menace_course.loader import read_submission
+from menace_course.models import Outcome, SubmissionReport
+from menace_course.pipeline import check_source
+from menace_course.sandbox.launch import SandboxKind
+from menace_course.suite import Suite, call_text
+
+#: The first line of a wrong solution may name the tests that must catch it.
+CAUGHT_BY = re.compile(r"^#\s*caught-by:\s*(?P<names>.*)$", re.IGNORECASE)
+#: ``equivalent_mutants`` entries read ``"<mutant id>: <why it cannot be told apart>"``.
+EQUIVALENT = re.compile(r"^(?P<id>\S+):\s+(?P<reason>\S.*)$")
+
+
+def run_file(path: Path, suite: Suite, kind: SandboxKind) -> SubmissionReport:
+    """Check one file against the suite, as ``menace check`` would."""
+    return check_source(read_submission(path), suite, kind)
+
+
+def failed_tests(report: SubmissionReport) -> list[str]:
+    """Names of the tests that did not pass (all of them when the file did not load)."""
+    return [t.name for t in report.tests if t.outcome is not Outcome.PASSED]
+
+
+def outcomes(report: SubmissionReport) -> tuple[tuple[str, str], ...]:
+    """Each test's name and outcome, to compare two runs of the same file."""
+    return tuple((t.name, t.outcome.value) for t in report.tests)
+
+
+# -- the reference, in this process (it is trusted) ---------------------------------------------
+
+
+def load_reference(path: Path) -> ModuleType:
+    """Import ``reference/<slug>.py`` afresh, under a name of its own."""
+    spec = importlib.util.spec_from_file_location(f"menace_validate_{abs(hash(path))}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def example_disagreements(challenge: Challenge, reference: ModuleType) -> list[str]:
+    """One line for each example in challenge.toml whose expected value the reference does not give."""
+    function = getattr(reference, challenge.function, None)
+    if not callable(function):
+        return [f"the reference defines no function {challenge.function}"]
+    problems = []
+    for number, example in enumerate(challenge.examples, start=1):
+        call = call_text(challenge.function, example.args)
+        try:
+            got = function(*copy.deepcopy(example.args))
+        except Exception as error:  # the author's reference: report it, do not crash
+            problems.append(f"example {number}: {call} raised {type(error).__name__}: {error}")
+            continue
+        if not same(got, example.expected):
+            problems.append(
+                f"example {number}: {call} gives {got!r} in the reference, "
+                f"but challenge.toml expects {example.expected!r}"
+            )
+    return problems
+
+
+# -- hints --------------------------------------------------------------------------------------
+
+
+def hints_used(challenge: Challenge, suite: Suite, test_files: list[Path]) -> set[str]:
+    """Every hint id the challenge can show: its tests' ``@hint``, its examples', and any
+    ``hint="..."`` written in the test files (checks raised inside a test)."""
+    used = {c.hint for c in suite.cases if c.hint}
+    used |= {e.hint for e in challenge.examples if e.hint}
+    if challenge.example_hint:
+        used.add(challenge.example_hint)
+    for path in test_files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            for keyword in node.keywords:
+                if keyword.arg == "hint" and isinstance(keyword.value, ast.Constant):
+                    used.add(str(keyword.value.value))
+            is_hint_call = isinstance(node.func, ast.Name) and node.func.id == "hint"
+            if is_hint_call and node.args and isinstance(node.args[0], ast.Constant):
+                used.add(str(node.args[0].value))
+    return {h for h in used if h and h != "None"}
+
+
+def missing_hints(course: Course, used: set[str]) -> list[str]:
+    """Hint ids with no ``feedback_templates/hints/<id>.md.j2``."""
+    return sorted(used - hint_ids(course.templates_dir))
+
+
+# -- wrong solutions ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WrongResult:
+    """What the suite did to one known wrong solution in ``challenges/<slug>/wrong/``."""
+
+    file: str
+    failed_tests: tuple[str, ...]  #: every test it fails
+    declared: tuple[str, ...]  #: the tests its ``# caught-by:`` line names
+    not_caught_by: tuple[str, ...]  #: declared tests that it passes
+    unknown: tuple[str, ...]  #: declared names that are no test of the suite
+
+    @property
+    def caught(self) -> bool:
+        """True when some test fails it."""
+        return bool(self.failed_tests)
+
+    @property
+    def ok(self) -> bool:
+        """Caught, and by every test it says should catch it."""
+        return self.caught and not self.not_caught_by and not self.unknown
+
+
+def declared_catchers(path: Path) -> tuple[str, ...]:
+    """The test names on a wrong solution's ``# caught-by: a, b`` first line (``test_`` optional)."""
+    first = path.read_text(encoding="utf-8").split("\n", 1)[0].strip()
+    match = CAUGHT_BY.match(first)
+    if match is None:
+        return ()
+    names = (n.strip() for n in match["names"].split(","))
+    return tuple(n.removeprefix("test_") for n in names if n)
+
+
+def check_wrong(path: Path, suite: Suite, kind: SandboxKind) -> WrongResult:
+    """Run one wrong solution and compare what caught it with what it declares."""
+    report = run_file(path, suite, kind)
+    failed = tuple(failed_tests(report))
+    declared = declared_catchers(path)
+    known = {c.name for c in suite.cases}
+    return WrongResult(
+        file=path.name,
+        failed_tests=failed,
+        declared=declared,
+        not_caught_by=tuple(n for n in declared if n in known and n not in failed),
+        unknown=tuple(n for n in declared if n not in known),
+    )
+
+
+# -- what challenge.toml says about validation ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MutationSettings:
+    """The ``[validate]`` table of challenge.toml, as validate uses it."""
+
+    threshold: float
+    equivalent: dict[str, str]  #: mutant id -> why it cannot be told apart from the reference
+    only: tuple[str, ...]  #: top-level names whose code is mutated (empty: the whole module)
+    problems: tuple[str, ...]  #: entries that could not be read
+
+
+def mutation_settings(challenge: Challenge) -> MutationSettings:
+    """Read the threshold, the equivalent mutants (``"id: reason"``) and ``mutate``."""
+    equivalent: dict[str, str] = {}
+    problems = []
+    for entry in challenge.equivalent_mutants:
+        match = EQUIVALENT.match(str(entry).strip())
+        if match is None:
+            problems.append(
+                f"equivalent_mutants entry {entry!r} must read \"<mutant id>: <reason>\""
+            )
+        else:
+            equivalent[match["id"]] = match["reason"]
+    table: dict[str, Any] = tomllib.loads(
+        (challenge.folder / "challenge.toml").read_text(encoding="utf-8")
+    ).get("validate", {})
+    only = table.get("mutate", [])
+    if not isinstance(only, list) or not all(isinstance(n, str) for n in only):
+        problems.append("[validate] mutate must be a list of names, e.g. [\"play_game\"]")
+        only = []
+    return MutationSettings(challenge.mutant_threshold, equivalent, tuple(only), tuple(problems))

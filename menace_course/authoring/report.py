@@ -1,0 +1,114 @@
+"""``menace validate`` in words: one table of checks per challenge, then the survivors.
+
+Rendering returns a string (rich draws it into a buffer), so the command prints it and
+tests compare it; colour is used only when asked for (the command asks when stdout is
+a terminal).
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from menace_course.authoring.results import ChallengeResult, CourseResult
+
+PASS, FAIL = "✓", "✗"
+
+
+def render_text(result: CourseResult, colour: bool = False, width: int = 100) -> str:
+    """The whole validation as text: a table per challenge, survivors, problems, a summary."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, width=width, force_terminal=colour, no_color=not colour, highlight=False
+    )
+    for challenge in result.challenges:
+        _render_challenge(console, challenge)
+    good = sum(c.ok for c in result.challenges)
+    total = len(result.challenges)
+    if result.ok:
+        console.print(Text(f"{PASS} all {total} challenge(s) validate", style="bold green"))
+    else:
+        failing = ", ".join(c.slug for c in result.challenges if not c.ok)
+        console.print(
+            Text(f"{FAIL} {total - good} of {total} challenge(s) do not validate: {failing}", style="bold red")
+        )
+    return buffer.getvalue()
+
+
+def _mark(ok: bool) -> Text:
+    return Text(PASS if ok else FAIL, style="green" if ok else "bold red")
+
+
+def _rows(c: ChallengeResult) -> list[tuple[str, bool, str]]:
+    rows = [
+        (
+            "reference passes every test",
+            c.reference_passes,
+            "all pass" if c.reference_passes else f"fails {', '.join(c.reference_failures) or 'to load'}",
+        ),
+        ("hidden tests exist", c.hidden_tests > 0, f"{c.hidden_tests} hidden test(s)"),
+        ("starter fails", c.starter_fails, "" if c.starter_fails else "the starter passes"),
+        ("examples agree with the reference", c.examples_agree, ""),
+        (
+            "every hint has a template",
+            not c.hints_missing,
+            f"missing: {', '.join(c.hints_missing)}" if c.hints_missing else "",
+        ),
+        (
+            "wrong solutions are caught",
+            c.wrong_caught,
+            f"{sum(w.ok for w in c.wrong)} of {len(c.wrong)}" if c.wrong else "none in wrong/",
+        ),
+        ("the suite is deterministic", c.deterministic, ""),
+        (
+            "the suite runs within its budget",
+            c.reference_passes and c.seconds <= c.budget_seconds,
+            f"{c.seconds:.2f} s of {c.budget_seconds:g} s",
+        ),
+    ]
+    if c.mutants is None:
+        rows.append(("mutants are killed", False, "not run"))
+    else:
+        m = c.mutants
+        rows.append(
+            (
+                "mutants are killed",
+                m.passes,
+                f"{m.killed} of {m.total} ({m.percent:.0f} %, needs {m.threshold:.0%})"
+                + (f"; {len(m.equivalent)} equivalent" if m.equivalent else ""),
+            )
+        )
+    return rows
+
+
+def _render_challenge(console: Console, c: ChallengeResult) -> None:
+    table = Table(
+        title=Text(f"{c.slug}: {c.title}", style="bold"),
+        title_justify="left",
+        show_header=False,
+        box=None,
+        pad_edge=False,
+    )
+    table.add_column(width=1)
+    table.add_column()
+    table.add_column(style="dim")
+    for label, ok, detail in _rows(c):
+        table.add_row(_mark(ok), Text(label), Text(detail))
+    console.print(table)
+    if c.mutants and c.mutants.survivors:
+        survivors = Table(title="Surviving mutants (wrong programs every test passes)", title_justify="left")
+        survivors.add_column("id", no_wrap=True)
+        survivors.add_column("change")
+        for s in c.mutants.survivors:
+            survivors.add_row(Text(s.id), Text(s.description))
+        console.print(survivors)
+    if c.mutants and any(e.killed for e in c.mutants.equivalent):
+        for e in c.mutants.equivalent:
+            if e.killed:
+                console.print(Text(f"  note: {e.id} is listed as equivalent but a test kills it; remove it"))
+    for problem in c.problems:
+        console.print(Text(f"  {FAIL} {problem}", style="red"))
+    console.print()

@@ -1,0 +1,226 @@
+"""``menace validate``: prove that a challenge's tests are good, not only that they pass.
+
+For each challenge, in this order:
+
+1. its hidden tests exist and import, and every hint id they use has a template;
+2. the reference (``reference/<slug>.py``) passes every visible and hidden test, in the
+   sandbox, twice with the same outcomes (the suite is deterministic), within the
+   challenge's ``limits.budget_seconds``;
+3. the starter fails, and each known wrong solution in ``challenges/<slug>/wrong/``
+   fails (by the tests its ``# caught-by:`` line names, when it names some);
+4. the examples in challenge.toml are what the reference gives (called here: it is trusted);
+5. mutants of the reference (see :mod:`~menace_course.authoring.mutants`) are killed: at
+   least ``[validate] mutant_threshold`` of them (90 % by default), not counting those
+   listed in ``equivalent_mutants`` with the reason they cannot be told apart.
+
+Example:
+    from menace_course.authoring.validate import validate_course
+    result = validate_course(find_course(None), ["after_game"], "process", jobs=2)
+    result.ok, result.challenges[0].mutants.survivors
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from menace_course import catalog
+from menace_course.authoring import checks
+from menace_course.authoring.killing import Judge
+from menace_course.authoring.mutants import generate_mutants
+from menace_course.authoring.results import ChallengeResult, CourseResult, MutantScore
+from menace_course.catalog import Challenge
+from menace_course.course import Course
+from menace_course.models import Kind
+from menace_course.sandbox.launch import SandboxKind
+from menace_course.suite import Suite, collect
+
+Tick = Callable[[], None]
+#: Given a number of mutants and a label, a context giving a callback to call after each.
+ProgressFactory = Callable[[int, str], AbstractContextManager[Tick]]
+
+
+def validate_course(
+    course: Course,
+    slugs: Sequence[str],
+    kind: SandboxKind,
+    jobs: int = 2,
+    progress: ProgressFactory | None = None,
+) -> CourseResult:
+    """Validate the named challenges (every one when ``slugs`` is empty)."""
+    names = list(slugs) or catalog.list_slugs(course)
+    with Judge(course, kind, jobs) as judge:
+        results = [
+            validate_challenge(course, catalog.load_challenge(course, slug), judge, progress)
+            for slug in names
+        ]
+    return CourseResult(tuple(results))
+
+
+@dataclass
+class _Findings:
+    """What is learned about one challenge, filled in check by check."""
+
+    challenge: Challenge
+    problems: list[str] = field(default_factory=list)
+    reference_passes: bool = False
+    reference_failures: tuple[str, ...] = ()
+    starter_fails: bool = False
+    examples_agree: bool = False
+    hints_missing: tuple[str, ...] = ()
+    hidden_tests: int = 0
+    wrong: tuple[checks.WrongResult, ...] = ()
+    deterministic: bool = False
+    seconds: float = 0.0
+
+
+def validate_challenge(
+    course: Course, challenge: Challenge, judge: Judge, progress: ProgressFactory | None = None
+) -> ChallengeResult:
+    """Every check on one challenge; problems are collected, never raised."""
+    found = _Findings(challenge)
+    slug = challenge.slug
+    reference_path = course.reference_dir / f"{slug}.py"
+    test_files = sorted((course.hidden_tests_dir / slug).glob("test_*.py"))
+    if not reference_path.is_file():
+        found.problems.append(f"no reference: write {_rel(course, reference_path)}")
+    if not test_files:
+        found.problems.append(
+            f"no hidden tests: write {_rel(course, course.hidden_tests_dir / slug)}/test_{slug}.py"
+        )
+    try:
+        suite = collect(course, challenge)
+    except Exception as error:  # an author's test file that does not import: say where
+        found.problems.append(f"the hidden tests do not import: {type(error).__name__}: {error}")
+        return _result(found, None)
+    found.hidden_tests = sum(c.kind is not Kind.EXAMPLE for c in suite.cases)
+    used = checks.hints_used(challenge, suite, test_files)
+    missing = checks.missing_hints(course, used)
+    found.hints_missing = tuple(missing)
+    found.problems += [
+        f"hint {h!r} has no words: write feedback_templates/hints/{h}.md.j2" for h in missing
+    ]
+    if reference_path.is_file():
+        _check_reference(course, found, suite, judge.kind, reference_path)
+    _check_starter_and_wrong(course, found, suite, judge.kind)
+    score = _check_mutants(course, found, judge, reference_path, progress)
+    return _result(found, score)
+
+
+def _check_reference(
+    course: Course, found: _Findings, suite: Suite, kind: SandboxKind, path: Path
+) -> None:
+    first = checks.run_file(path, suite, kind)
+    failed = checks.failed_tests(first)
+    found.reference_passes = first.passed
+    found.reference_failures = tuple(failed)
+    found.seconds = first.seconds
+    if not first.passed:
+        reason = first.load_problem.message if first.load_problem else f"fails {', '.join(failed)}"
+        found.problems.append(f"the reference {_rel(course, path)} {reason}")
+    second = checks.run_file(path, suite, kind)
+    deterministic = checks.outcomes(first) == checks.outcomes(second)
+    found.deterministic = deterministic
+    if not deterministic:
+        changed = [a[0] for a, b in zip(checks.outcomes(first), checks.outcomes(second)) if a != b]
+        found.problems.append(f"the suite is not deterministic: {', '.join(changed)} changed")
+    budget = found.challenge.limits.budget_seconds
+    if first.seconds > budget:
+        found.problems.append(
+            f"the suite took {first.seconds:.1f} s on the reference, over its budget of {budget:g} s"
+        )
+    try:
+        disagreements = checks.example_disagreements(found.challenge, checks.load_reference(path))
+    except Exception as error:  # the author's reference did not even import
+        disagreements = [f"the reference does not import: {type(error).__name__}: {error}"]
+    found.examples_agree = not disagreements
+    found.problems += [f"challenge.toml {d}" for d in disagreements]
+
+
+def _check_starter_and_wrong(course: Course, found: _Findings, suite: Suite, kind: SandboxKind) -> None:
+    challenge = found.challenge
+    if challenge.starter.is_file():
+        starter = checks.run_file(challenge.starter, suite, kind)
+        found.starter_fails = not starter.passed
+        if starter.passed:
+            found.problems.append(f"the starter {_rel(course, challenge.starter)} passes every test")
+    else:
+        found.problems.append(f"no starter: write {_rel(course, challenge.starter)}")
+    wrong = [checks.check_wrong(p, suite, kind) for p in sorted((challenge.folder / "wrong").glob("*.py"))]
+    found.wrong = tuple(wrong)
+    where = _rel(course, challenge.folder / "wrong")
+    for result in wrong:
+        if not result.caught:
+            found.problems.append(f"{where}/{result.file} passes every test")
+        for name in result.not_caught_by:
+            found.problems.append(f"{where}/{result.file} passes {name}, which its caught-by line names")
+        for name in result.unknown:
+            found.problems.append(f"{where}/{result.file} names {name!r} in caught-by: no such test")
+
+
+def _check_mutants(
+    course: Course,
+    found: _Findings,
+    judge: Judge,
+    path: Path,
+    progress: ProgressFactory | None,
+) -> MutantScore | None:
+    settings = checks.mutation_settings(found.challenge)
+    found.problems += list(settings.problems)
+    if not found.reference_passes:
+        found.problems.append("mutants were not run: the reference must pass first")
+        return None
+    mutants = generate_mutants(path.read_text(encoding="utf-8"), settings.only)
+    ids = {m.id for m in mutants}
+    for stale in sorted(set(settings.equivalent) - ids):
+        found.problems.append(
+            f"equivalent_mutants names {stale}, which is no mutant of the reference now "
+            "(did the reference change? the ids are in the survivors list)"
+        )
+    with _progress(progress, len(mutants), f"mutants of {found.challenge.slug}") as tick:
+        verdicts = judge.judge_all(found.challenge.slug, mutants, tick)
+    score = MutantScore.from_verdicts(mutants, verdicts, settings.equivalent, settings.threshold)
+    if not score.passes:
+        found.problems.append(
+            f"the tests kill {score.killed} of {score.total} mutants ({score.percent:.0f} %), "
+            f"below the threshold of {settings.threshold:.0%}: see the survivors"
+        )
+    return score
+
+
+def _progress(factory: ProgressFactory | None, total: int, label: str) -> AbstractContextManager[Tick]:
+    if factory is not None:
+        return factory(total, label)
+    return nullcontext(_nothing)
+
+
+def _nothing() -> None:
+    """The tick of no progress bar."""
+
+
+def _rel(course: Course, path: Path) -> str:
+    try:
+        return str(path.relative_to(course.root))
+    except ValueError:
+        return str(path)
+
+
+def _result(found: _Findings, score: MutantScore | None) -> ChallengeResult:
+    return ChallengeResult(
+        slug=found.challenge.slug,
+        title=found.challenge.title,
+        reference_passes=found.reference_passes,
+        reference_failures=found.reference_failures,
+        starter_fails=found.starter_fails,
+        examples_agree=found.examples_agree,
+        hints_missing=found.hints_missing,
+        hidden_tests=found.hidden_tests,
+        wrong=found.wrong,
+        deterministic=found.deterministic,
+        seconds=found.seconds,
+        budget_seconds=found.challenge.limits.budget_seconds,
+        mutants=score,
+        problems=tuple(found.problems),
+    )
