@@ -4,17 +4,51 @@ The package has three layers, and data flows one way through them:
 
 * the lesson: :mod:`menace_course.noughts` (the game), :mod:`menace_course.engine`
   (MENACE itself) and :mod:`menace_course.pixels` (the lesson's pictures);
-* the grader: a student's file is loaded, run in a sandboxed child process, and tested
-  by trusted tests in this process (:mod:`menace_course.pipeline`), giving a
-  :class:`~menace_course.models.SubmissionReport`;
-* the outputs: feedback, JSON, class reports and LMS exports read that report and
-  never call back.
+* the grader: a student's file is read (:mod:`~menace_course.loader`), run in a sandboxed
+  child (:mod:`~menace_course.sandbox`), and tested by trusted tests in this process
+  (:mod:`~menace_course.pipeline`), giving a :class:`~menace_course.models.SubmissionReport`;
+* the outputs: feedback, JSON, class reports and LMS exports read that report and never
+  call back.
 
-Authors of challenges use :mod:`menace_course.testing`.
+Authors of challenges write tests with the names below (from :mod:`menace_course.testing`).
+They are imported on first use, so ``import menace_course`` stays cheap.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+_LAZY = {
+    "Outcome": "menace_course.models",
+    "SubmissionReport": "menace_course.models",
+    "expect": "menace_course.testing",
+    "expect_equal": "menace_course.testing",
+    "expect_unchanged": "menace_course.testing",
+    "hint": "menace_course.testing",
+    "points": "menace_course.testing",
+    "reference": "menace_course.testing",
+    "visible": "menace_course.testing",
+}
+
+__all__ = [
+    "Outcome",
+    "SubmissionReport",
+    "__version__",
+    "expect",
+    "expect_equal",
+    "expect_unchanged",
+    "hint",
+    "points",
+    "reference",
+    "visible",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module the first time it is used."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'menace_course' has no attribute {name!r}")

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import jinja2
 import markupsafe
 
+from menace_course.cache import cache_root
 from menace_course.models import Kind, Outcome, SubmissionReport
 
 Format = Literal["text", "markdown", "html"]
@@ -46,9 +47,7 @@ def _code_html(text: str) -> str:
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Keep compiled templates between runs (compiling them is a third of a check's rendering)."""
-    from menace_course.replay import cache_dir
-
-    folder = cache_dir().parent / "templates"
+    folder = cache_root() / "templates"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:

@@ -21,6 +21,7 @@ from typing import Any
 import hypothesis
 from hypothesis import Phase, given, settings
 
+from menace_course.cache import cache_root
 from menace_course.sandbox import wire
 
 Examples = list[dict[str, Any]]
@@ -49,21 +50,12 @@ def generate(test: Any) -> Examples:
     return explicit + collected
 
 
-def cache_dir() -> Path:
-    """Where generated examples are kept: ``$MENACE_CACHE_DIR``, else the user's cache folder."""
-    explicit = os.environ.get("MENACE_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "menace-course" / "examples"
-
-
 class ExampleStore:
     """Generated examples for one suite version, read from and written to one JSON file."""
 
     def __init__(self, suite_hash: str, folder: Path | None = None) -> None:
         """Open (lazily) the store for this suite version."""
-        self.path = (folder or cache_dir()) / f"{suite_hash}-h{hypothesis.__version__}.json"
+        self.path = (folder or cache_root() / "examples") / f"{suite_hash}-h{hypothesis.__version__}.json"
         self._data: dict[str, Any] | None = None
         self._dirty = False
 

@@ -80,7 +80,9 @@ def test_markdown_and_html_formats(no_floor, fmt, marker):
 
 def test_html_escapes_what_the_student_printed(tmp_path):
     path = tmp_path / "loud.py"
-    path.write_text(RIGHT.replace("    return new", "    print('<script>alert(1)</script>')\n    return None"))
+    path.write_text(
+        RIGHT.replace("    return new", "    print('<script>alert(1)</script>')\n    return None")
+    )
     done = run_menace("check", str(path), "--format", "html")
     assert "<script>alert" not in done.stdout and "&lt;script&gt;" in done.stdout
 
@@ -114,7 +116,9 @@ def test_a_syntax_error_is_found_from_the_file_and_explained(tmp_path):
 
 def test_a_notebook_is_checked_from_its_code_cells(tmp_path):
     notebook = {
-        "cells": [{"cell_type": "code", "source": RIGHT, "metadata": {}, "outputs": [], "execution_count": None}],
+        "cells": [
+            {"cell_type": "code", "source": RIGHT, "metadata": {}, "outputs": [], "execution_count": None}
+        ],
         "metadata": {},
         "nbformat": 4,
         "nbformat_minor": 5,

@@ -11,10 +11,12 @@ from menace_course.sandbox import wire
 
 plain = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(st.integers() | st.text(max_size=3), inner, max_size=3)
-    | st.frozensets(st.integers(), max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.integers() | st.text(max_size=3), inner, max_size=3)
+        | st.frozensets(st.integers(), max_size=3)
+    ),
     max_leaves=20,
 )
 
@@ -72,7 +74,13 @@ def test_a_self_containing_list_stops_at_the_depth_limit():
 
 @pytest.mark.parametrize(
     "message",
-    [{"$": "nope"}, {"$": "tuple"}, {"$": "dict", "v": [[1]]}, {"$": "float", "v": "1e999"}, {"$": "set", "v": [[1]]}],
+    [
+        {"$": "nope"},
+        {"$": "tuple"},
+        {"$": "dict", "v": [[1]]},
+        {"$": "float", "v": "1e999"},
+        {"$": "set", "v": [[1]]},
+    ],
 )
 def test_malformed_tags_are_rejected(message):
     with pytest.raises(wire.WireError):

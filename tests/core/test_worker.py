@@ -8,7 +8,7 @@ from menace_course.sandbox.worker import Worker
 KINDS = [pytest.param("process", id="process"), pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap)]
 FAST = Limits(call_seconds=0.5, import_seconds=2, budget_seconds=5)
 
-SOURCE = '''
+SOURCE = """
 import os, sys
 print("loading")
 def double(xs):
@@ -34,7 +34,7 @@ def me():
     return os.getuid()
 def pair():
     return (1, 2)
-'''
+"""
 
 
 def started(kind, source=SOURCE, limits=FAST):
@@ -112,7 +112,7 @@ def test_the_time_budget_for_a_file_ends_its_calls(kind):
 
 @pytest.mark.bwrap
 def test_under_bubblewrap_the_child_is_nobody_offline_and_blind():
-    source = '''
+    source = """
 import os, socket
 def probe():
     found = []
@@ -134,7 +134,7 @@ def probe():
     except ImportError:
         pass
     return (os.getuid(), found)
-'''
+"""
     assert bwrap_works()
     with started("bwrap", source) as worker:
         uid, found = worker.call("probe", []).result
