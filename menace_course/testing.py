@@ -50,7 +50,7 @@ settings.register_profile(
     deadline=None,
     print_blob=False,
     report_multiple_bugs=False,
-    max_examples=60,
+    max_examples=100,
     suppress_health_check=list(HealthCheck),
 )
 
