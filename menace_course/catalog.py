@@ -17,10 +17,14 @@ in ``hidden_tests/<slug>/``, and its reference in ``reference/<slug>.py``.
     [[examples]]                  # shown to students in full
     args = [[4, 4, 0, 0, 4, 0, 0, 0, 0], 4, "win"]
     expected = [4, 4, 0, 0, 7, 0, 0, 0, 0]
+    [[examples]]                  # args_py / expected_py: Python literals, for tuples and
+    args = ["    O   X"]          # dicts with number keys, which TOML cannot write
+    expected_py = "{0: 3, 1: 3, 2: 3, 5: 3}"
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -101,9 +105,23 @@ def load_challenge(course: Course, slug: str) -> Challenge:
         raise CourseError(f"{path}: {error}") from error
 
 
+def _value(entry: dict[str, Any], key: str) -> Any:
+    """An example's ``args`` or ``expected``: TOML, or ``<key>_py``, a Python literal.
+
+    TOML has no tuples and only string keys, so a value such as ``('    O   X', [8, 5, 2])``
+    or ``{0: 3, 1: 3}`` is written as a string of Python: ``expected_py = "{0: 3, 1: 3}"``.
+    """
+    if f"{key}_py" in entry:
+        try:
+            return ast.literal_eval(str(entry[f"{key}_py"]))
+        except (SyntaxError, ValueError) as error:
+            raise ValueError(f"{key}_py is not a Python literal: {entry[f'{key}_py']!r}") from error
+    return entry[key]
+
+
 def _challenge_from(data: dict[str, Any], slug: str, folder: Path) -> Challenge:
     examples = tuple(
-        Example(args=tuple(e["args"]), expected=e["expected"], hint=e.get("hint"))
+        Example(args=tuple(_value(e, "args")), expected=_value(e, "expected"), hint=e.get("hint"))
         for e in data.get("examples", [])
     )
     known_limits = {f.name for f in fields(Limits)}
