@@ -1,0 +1,110 @@
+"""``menace export gradescope`` and ``menace export nbgrader``: a challenge as an LMS autograder.
+
+Both build something the instructor uploads or keeps: they hold the hidden tests and the
+reference solution, so neither is ever given to students (``menace kit`` is for them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from menace_course.commands.check import course_option
+from menace_course.course import find_course
+from menace_course.exports.gradescope_results import VISIBILITIES
+
+challenge_option = click.option(
+    "--challenge", "slug", required=True, metavar="SLUG", help="The challenge to export."
+)
+
+
+@click.command()
+@challenge_option
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The zip to write, e.g. autograder.zip.",
+)
+@click.option(
+    "--hidden-visibility",
+    type=click.Choice(VISIBILITIES),
+    default="after_published",
+    show_default=True,
+    help="When students see the hidden tests' names and hints (Gradescope's visibility).",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "process"]),
+    default="auto",
+    show_default=True,
+    help="How the autograder isolates student code (auto: bubblewrap where the container allows it).",
+)
+@click.option("--force", is_flag=True, help="Replace the zip if it exists.")
+@course_option
+def gradescope(
+    slug: str, out: Path, hidden_visibility: str, sandbox: str, force: bool, course: Path | None
+) -> int:
+    """Build a Gradescope autograder zip (setup.sh, run_autograder) for one challenge.
+
+    \b
+    Upload the zip as the assignment's "Autograder" (base image: Ubuntu 22.04 or newer).
+    Every test becomes a Gradescope test with its own points; hidden tests show only
+    their name and hint, and only from the time --hidden-visibility says. The zip holds
+    the hidden tests and the reference solution: keep it to yourself.
+
+    \b
+    Example:
+      menace export gradescope --challenge after_game --out autograder.zip
+    """
+    from menace_course.exports.gradescope import build_autograder
+
+    built = build_autograder(
+        find_course(course), slug, out, hidden=hidden_visibility, sandbox=sandbox, force=force
+    )
+    click.echo(
+        f"wrote {built.zip_path}: {built.tests} tests ({built.hidden_tests} hidden, "
+        f"{hidden_visibility} on Gradescope), {built.points:g} points"
+    )
+    if built.hidden_tests == 0:
+        click.echo(f"note: {slug} has no hidden tests; the autograder runs its examples only")
+    click.echo("upload it in Gradescope: Configure Autograder > Zip file upload")
+    return 0
+
+
+@click.command()
+@challenge_option
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The nbgrader course folder (created if needed; other assignments in it are kept).",
+)
+@click.option("--force", is_flag=True, help="Replace this assignment's source if it exists.")
+@course_option
+def nbgrader(slug: str, out_dir: Path, force: bool, course: Path | None) -> int:
+    """Write an nbgrader course folder with one assignment: the challenge as a notebook.
+
+    \b
+    The source notebook has the challenge text, the reference solution between
+    ### BEGIN SOLUTION / ### END SOLUTION, a locked cell of checks, and one autograded
+    test cell per test (hidden tests between ### BEGIN HIDDEN TESTS / ### END HIDDEN TESTS),
+    each worth the test's points.
+
+    \b
+    Example:
+      menace export nbgrader --challenge after_game --out nbgrader-course
+      cd nbgrader-course && nbgrader generate_assignment after_game
+    """
+    from menace_course.exports.nbgrader import export_assignment
+
+    written = export_assignment(find_course(course), slug, out_dir, force=force)
+    click.echo(f"wrote {written.notebook} ({written.test_cells} test cells, {written.points:g} points)")
+    if written.config_written:
+        click.echo(f"wrote {written.config}")
+    else:
+        click.echo(f"kept the existing {written.config}")
+    click.echo(f"next: cd {out_dir} && nbgrader generate_assignment {written.assignment}")
+    return 0

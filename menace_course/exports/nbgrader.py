@@ -1,0 +1,240 @@
+"""Export a challenge as an nbgrader assignment: a course folder with one source notebook.
+
+::
+
+    OUT/
+      nbgrader_config.py                 written once; an existing one is kept
+      source/<slug>/<slug>.ipynb
+
+The notebook, in order (nbgrader cell metadata, ``schema_version`` 3, in brackets):
+
+1. the challenge text (markdown);
+2. the answer [``solution``]: the reference between ``### BEGIN SOLUTION`` and
+   ``### END SOLUTION``, which ``nbgrader generate_assignment`` replaces with a stub;
+3. the checks [``locked``]: :mod:`menace_course.exports.nbgrader_checks`, menace's test
+   API for a kernel (no sandbox, no grader process);
+4. one test cell per menace test [``grade``, ``locked``, ``points`` = the test's points,
+   ``grade_id`` = the test's name]. A visible example is plain code. A hidden test's cell
+   shows its title and hint, and carries the hidden module and the references it needs
+   between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``, which nbgrader strips
+   from the students' copy and restores when it autogrades.
+
+nbgrader scores each cell all or nothing, as ``menace grade`` scores each test, so the two
+agree test by test. Where they can differ: the notebook has no sandbox (a student's code
+runs in the kernel with the tests), no time budget for the whole file (only the per-call
+limit), and property tests need hypothesis installed in the kernel.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from menace_course import catalog
+from menace_course.catalog import Challenge
+from menace_course.compare import same
+from menace_course.course import Course
+from menace_course.errors import CourseError, UsageError
+from menace_course.exports import nbgrader_checks
+from menace_course.exports.gradescope import references_used
+from menace_course.exports.nbgrader_cells import (
+    code_cell,
+    hidden_test_cell,
+    markdown_cell,
+    notebook,
+    python_literal,
+)
+from menace_course.feedback import environment, hint_text
+from menace_course.kit import collect_suite
+from menace_course.models import Kind
+from menace_course.suite import Case
+
+#: The names a hidden test module may import from ``menace_course.testing`` in a notebook.
+NOTEBOOK_API = frozenset(
+    {
+        "expect",
+        "expect_equal",
+        "expect_unchanged",
+        "hint",
+        "points",
+        "visible",
+        "reference",
+        "reference_module",
+        "StudentFailure",
+        "Mismatch",
+        "ChangedInput",
+        "Broken",
+    }
+)
+
+CONFIG = '''\
+"""nbgrader settings for the MENACE course (written by `menace export nbgrader`)."""
+
+c = get_config()  # noqa: F821 (nbgrader provides it)
+c.CourseDirectory.course_id = "menace-course"
+# Property tests call the answer dozens of times: give a test cell time.
+c.Execute.timeout = 120
+# Known: nbgrader's feedback HTML shows hidden test cells (jupyter/nbgrader#917).
+# Check the feedback before you release it, or strip the hidden tests from it.
+'''
+
+
+@dataclass(frozen=True)
+class NbgraderExport:
+    """What :func:`export_assignment` wrote."""
+
+    assignment: str
+    notebook: Path
+    config: Path
+    config_written: bool
+    test_cells: int
+    points: float
+
+
+def checks_source(call_seconds: float) -> str:
+    """The checks cell: :mod:`nbgrader_checks` from its first import, made self-contained."""
+    text = Path(nbgrader_checks.__file__).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(("import ", "from ")))
+    body = []
+    for line in lines[start:]:
+        if line.endswith("# notebook: inline"):
+            body.append(inspect.getsource(same).rstrip())
+        elif line.startswith("CALL_SECONDS = "):
+            body.append(f"CALL_SECONDS = {float(call_seconds)!r}")
+        else:
+            body.append(line)
+    header = "# Checks used by the test cells below (locked: nbgrader restores this cell).\n"
+    return header + "\n".join(body).rstrip() + "\n"
+
+
+def hidden_module_source(path: Path) -> str:
+    """A hidden test file as the notebook runs it: imports of ``menace_course.testing`` blanked.
+
+    The blanked lines stay as empty lines, so every test keeps its line numbers and its
+    source text (hypothesis derives its derandomized examples from that text).
+
+    Raises:
+        CourseError: the file imports other parts of ``menace_course`` or names the API lacks.
+    """
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for node in ast.walk(ast.parse(text, filename=str(path))):
+        if isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        if not any(m == "menace_course" or m.startswith("menace_course.") for m in modules):
+            continue
+        names = {alias.name for alias in node.names}
+        if modules != ["menace_course.testing"] or not names <= NOTEBOOK_API:
+            raise CourseError(
+                f"{path}:{node.lineno}: a notebook can only import "
+                f"{', '.join(sorted(NOTEBOOK_API))} from menace_course.testing"
+            )
+        for index in range(node.lineno - 1, node.end_lineno or node.lineno):
+            lines[index] = ""
+    return "\n".join(lines) + "\n"
+
+
+def _test_files(course: Course, slug: str) -> dict[str, Path]:
+    """Each hidden test's name (without ``test_``) and the file it is written in."""
+    found: dict[str, Path] = {}
+    for path in sorted((course.hidden_tests_dir / slug).glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                found[node.name.removeprefix("test_")] = path
+    return found
+
+
+def _example_cell(challenge: Challenge, case: Case, index: int, hint: str) -> dict[str, Any]:
+    example = challenge.examples[index - 1]
+    args = ", ".join(python_literal(a) for a in example.args)
+    check = f"expect_equal(submission.{challenge.function}({args}), {python_literal(example.expected)}"
+    lines = [
+        f"# {case.title} ({case.points:g} point{'s' if case.points != 1 else ''})",
+        check + (f", hint={hint!r})" if hint else ")"),
+    ]
+    if challenge.pure:
+        lines.append("expect_unchanged()")
+    return code_cell("\n".join(lines) + "\n", grade_id=case.name, points=case.points)
+
+
+def build_notebook(course: Course, challenge: Challenge) -> tuple[dict[str, Any], list[Case]]:
+    """The source notebook of ``challenge`` and the tests it holds, one cell each."""
+    suite = collect_suite(course, challenge)
+    env = environment(course.templates_dir, "text")
+    reference = course.reference_dir / f"{challenge.slug}.py"
+    if not reference.is_file():
+        raise CourseError(f"{reference} is missing: the notebook's solution cell needs it")
+    files = _test_files(course, challenge.slug)
+    intro = challenge.text.read_text(encoding="utf-8").rstrip() + (
+        "\n\n---\nWrite your answer in the next cell. Each test cell below is worth its points, "
+        "all or nothing; the hidden tests run when your work is graded.\n"
+    )
+    answer = (
+        f"# Write {challenge.function}({', '.join(challenge.params)}) here.\n"
+        "### BEGIN SOLUTION\n" + reference.read_text(encoding="utf-8").rstrip() + "\n### END SOLUTION\n"
+    )
+    cells = [
+        markdown_cell(intro, cell_id="challenge"),
+        code_cell(answer, grade_id="answer", solution=True),
+        code_cell(checks_source(challenge.limits.call_seconds), grade_id="checks", locked=True),
+    ]
+    index = 0
+    for case in suite.cases:
+        words = hint_text(env, case.hint)
+        if case.kind is Kind.EXAMPLE:
+            index += 1
+            cells.append(_example_cell(challenge, case, index, words))
+            continue
+        path = files.get(case.name)
+        if path is None:
+            raise CourseError(f"cannot find test_{case.name} in {course.hidden_tests_dir / challenge.slug}")
+        references = {
+            name: (course.reference_dir / f"{name}.py").read_text(encoding="utf-8")
+            for name in sorted(references_used(path))
+        }
+        label = f"<hidden_tests/{challenge.slug}/{path.name}>"
+        cells.append(hidden_test_cell(case, words, hidden_module_source(path), label, references))
+    return notebook(cells), list(suite.cases)
+
+
+def export_assignment(course: Course, slug: str, out_dir: Path, *, force: bool = False) -> NbgraderExport:
+    """Write (or add) the assignment ``slug`` to the nbgrader course folder ``out_dir``.
+
+    Raises:
+        UnknownChallenge: no challenge ``slug``.
+        UsageError: ``out_dir`` is a file, or the assignment's source exists and not ``force``.
+        CourseError: the challenge's tests cannot be written as notebook cells.
+    """
+    challenge = catalog.load_challenge(course, slug)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"{out_dir} is a file; give a folder for the nbgrader course")
+    target = out_dir / "source" / slug / f"{slug}.ipynb"
+    if target.exists() and not force:
+        raise UsageError(f"{target} already exists; pass --force to replace it")
+    document, cases = build_notebook(course, challenge)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(target)
+    config = out_dir / "nbgrader_config.py"
+    config_written = not config.exists()
+    if config_written:
+        config.write_text(CONFIG, encoding="utf-8")
+    return NbgraderExport(
+        assignment=slug,
+        notebook=target,
+        config=config,
+        config_written=config_written,
+        test_cells=len(cases),
+        points=sum(c.points for c in cases),
+    )
