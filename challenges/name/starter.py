@@ -1,0 +1,18 @@
+# The 8 ways to turn or flip a board. A version's square i holds the board's square
+# way[i]; the first way leaves the board as it is.
+TURN = [6, 3, 0, 7, 4, 1, 8, 5, 2]       # a quarter turn clockwise
+FLIP = [2, 1, 0, 5, 4, 3, 8, 7, 6]       # left to right
+WAYS = []
+way = list(range(9))
+for _ in range(4):
+    WAYS.append(way)
+    WAYS.append([way[i] for i in FLIP])
+    way = [way[i] for i in TURN]
+
+
+def name(board):
+    # Give back the smallest of the board's 8 versions, as a string, and the way that makes it.
+    return ''.join(board), WAYS[0]
+
+
+print(name(['X', ' ', ' ', ' ', 'O', ' ', ' ', ' ', ' ']))

@@ -1,0 +1,17 @@
+# caught-by: example_1, gives_back_a_name_and_a_way
+"""Gives back a list [name, way] instead of a tuple."""
+
+TURN = [6, 3, 0, 7, 4, 1, 8, 5, 2]
+FLIP = [2, 1, 0, 5, 4, 3, 8, 7, 6]
+WAYS = []
+way = list(range(9))
+for _ in range(4):
+    WAYS.append(way)
+    WAYS.append([way[i] for i in FLIP])
+    way = [way[i] for i in TURN]
+
+
+def name(board):
+    versions = ["".join(board[i] for i in way) for way in WAYS]
+    best = min(versions)
+    return [best, WAYS[versions.index(best)]]
