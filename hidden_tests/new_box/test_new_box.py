@@ -1,0 +1,141 @@
+"""Hidden tests for new_box. Students see each test's first docstring line and its hint.
+
+The positions are the 304 names MENACE has boxes for, found here by the lesson's own
+search (with menace_course.noughts); expected answers come from the reference.
+"""
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from menace_course.noughts import name, winner
+from menace_course.testing import expect, expect_equal, hint, reference
+
+reference_new_box = reference("new_box")
+BEADS = {9: 4, 7: 3, 5: 2, 3: 1}
+
+
+def _box_names():
+    """The names of every position where X is to move with a choice: Step 1's search."""
+    found, seen = set(), set()
+
+    def visit(board):
+        if winner(board) or " " not in board:
+            return
+        key = name(board)[0]
+        if key in seen:
+            return
+        seen.add(key)
+        marks = 9 - board.count(" ")
+        me = "X" if marks % 2 == 0 else "O"
+        if me == "X" and marks < 8:
+            found.add(key)
+        for i in range(9):
+            if board[i] == " ":
+                board[i] = me
+                visit(board)
+                board[i] = " "
+
+    visit([" "] * 9)
+    return sorted(found)
+
+
+BOX_NAMES = _box_names()
+positions = st.sampled_from(BOX_NAMES)
+
+
+def box_of(submission, position):
+    """The submission's box, checked to be a dict of int squares to int beads."""
+    box = submission.new_box(position)
+    expect(
+        type(box) is dict and all(type(s) is int and type(n) is int for s, n in box.items()),
+        "new_box must give back a dict of squares (int) to beads (int)",
+        hint="box_is_a_dict",
+    )
+    return box
+
+
+def move_name(position, square):
+    """The name of the position after X plays on ``square``."""
+    after = list(position)
+    after[square] = "X"
+    return name(after)[0]
+
+
+@hint("box_is_a_dict")
+def test_gives_back_a_dict_of_squares_and_beads(submission):
+    """Gives back a dict: square (a whole number) to beads (a whole number)."""
+    box_of(submission, "    O   X")
+
+
+@hint("michies_beads")
+def test_a_fifth_move_box_has_two_beads_a_colour(submission):
+    """A box for MENACE's 3rd move (5 empty squares) has 2 beads of each colour."""
+    expect_equal(box_of(submission, "    O XOX"), {0: 2, 1: 2, 3: 2})
+
+
+@hint("one_colour_per_move")
+def test_a_position_without_symmetry_has_a_colour_per_empty_square(submission):
+    """A position that looks different turned every way has a colour on every empty square."""
+    expect_equal(box_of(submission, "       OX"), {s: 3 for s in range(7)})
+
+
+@hint("michies_beads")
+@given(position=positions)
+@example(position="  XOO XXO")
+def test_every_colour_has_michies_beads(submission, position):
+    """Every colour gets Michie's number of beads for the position's empty squares."""
+    box = box_of(submission, position)
+    expect_equal(sorted(set(box.values())), [BEADS[position.count(" ")]])
+
+
+@hint("only_empty_squares")
+@given(position=positions)
+def test_colours_only_on_empty_squares(submission, position):
+    """Colours are only ever on empty squares."""
+    box = box_of(submission, position)
+    expect(all(0 <= s <= 8 and position[s] == " " for s in box), "a colour is on a square that is not empty")
+
+
+@hint("one_colour_per_move")
+@given(position=positions)
+@example(position="    O   X")
+def test_one_colour_for_each_different_move(submission, position):
+    """Each different move has exactly one colour: no two colours are the same move."""
+    box = box_of(submission, position)
+    moves = [move_name(position, s) for s in box]
+    every_move = {move_name(position, s) for s in range(9) if position[s] == " "}
+    expect(len(set(moves)) == len(moves), "two colours are the same move")
+    expect(set(moves) == every_move, "a different move has no colour")
+
+
+@hint("first_square_of_a_move")
+@given(position=positions)
+def test_the_first_square_of_a_move_gets_the_colour(submission, position):
+    """Of the squares that are the same move, the first one gets the colour."""
+    expect_equal(sorted(box_of(submission, position)), sorted(reference_new_box(position)))
+
+
+@hint("squares_in_order")
+@given(position=positions)
+@example(position="         ")
+def test_the_squares_are_in_increasing_order(submission, position):
+    """The box lists its squares in increasing order."""
+    squares = list(box_of(submission, position))
+    expect_equal(squares, sorted(squares))
+
+
+@hint("new_box_rules")
+def test_agrees_with_the_lesson_on_every_box(submission):
+    """Agrees with the lesson's new_box on all 304 of MENACE's boxes."""
+    for position in BOX_NAMES:
+        expect_equal(submission.new_box(position), reference_new_box(position))
+
+
+@hint("new_box_rules")
+@given(position=positions)
+def test_two_calls_give_two_boxes_alike(submission, position):
+    """Called twice for one position, it gives the lesson's box both times (nothing is left over)."""
+    expected = reference_new_box(position)
+    expect_equal(box_of(submission, position), expected)
+    expect_equal(box_of(submission, position), expected)
+
