@@ -1,0 +1,271 @@
+"""How fast ``menace grade`` grades a class, and how much memory it needs, next to a bare Python start.
+
+It writes a class of after_game answers into a temporary folder (a realistic mix: most
+right, written in different ways; the usual wrong ones: no floor at 0, wrong rewards,
+the input changed, the wrong square, None or a tuple returned; a few syntax errors,
+crashes and endless loops), grades it with the real ``menace grade`` command, and prints:
+
+* throughput: submissions graded per second of wall-clock time, the whole command
+  included (start, discovery, grading, feedback, grades.csv, report.html);
+* peak memory: the sum of the peak resident sizes of the grader and its worker processes
+  (read from ``/proc/<pid>/status`` VmHWM while it runs), and the largest sum of resident
+  sizes seen at any one time over every process of the batch, sandboxes included;
+* the same for a bare ``python -c pass``, timed in the same run.
+
+Two class sizes are graded (250 and 1,000 by default) to show whether memory grows with
+the size of the class. The goal is at least 25 submissions a second with bubblewrap on a
+2-core machine (nbgrader autograde manages about 1 a second).
+
+    python3 bench/bench_grade.py [--sizes 250 1000] [--jobs N] [--sandbox bwrap|process]
+    python3 bench/bench_grade.py --profile 40   # where the time goes, in one process
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Answers to after_game: (name, share of the class, body). Right ones are written five ways.
+REWARD = "{'win': 3, 'draw': 1, 'loss': -1}[result]"
+ANSWERS: list[tuple[str, float, str]] = [
+    ("right_copy", 0.14, f"new = list(beads)\nnew[square] = max(0, new[square] + {REWARD})\nreturn new"),
+    (
+        "right_slice",
+        0.12,
+        "new = beads[:]\nif result == 'win':\n    new[square] += 3\nelif result == 'draw':\n"
+        "    new[square] += 1\nelif new[square] > 0:\n    new[square] -= 1\nreturn new",
+    ),
+    (
+        "right_comprehension",
+        0.1,
+        f"change = {REWARD}\nreturn [max(0, n + change) if i == square else n for i, n in enumerate(beads)]",
+    ),
+    (
+        "right_loop",
+        0.08,
+        "new = []\nfor i in range(9):\n    n = beads[i]\n    if i == square:\n"
+        "        n = n + 3 if result == 'win' else n + 1 if result == 'draw' else max(n - 1, 0)\n"
+        "    new.append(n)\nreturn new",
+    ),
+    (
+        "right_copy_module",
+        0.06,
+        "import copy\nnew = copy.copy(beads)\n"
+        "new[square] = max(0, new[square] + (3 if result == 'win' else 1 if result == 'draw' else -1))\n"
+        "return new",
+    ),
+    ("no_floor", 0.1, f"new = list(beads)\nnew[square] += {REWARD}\nreturn new"),
+    ("changes_input", 0.1, f"beads[square] = max(0, beads[square] + {REWARD})\nreturn beads"),
+    (
+        "win_adds_one",
+        0.06,
+        "new = list(beads)\nnew[square] = max(0, new[square] + {'win': 1, 'draw': 1, 'loss': -1}[result])\n"
+        "return new",
+    ),
+    (
+        "wrong_square",
+        0.05,
+        f"new = list(beads)\ni = (square + 1) % 9\nnew[i] = max(0, new[i] + {REWARD})\nreturn new",
+    ),
+    ("prints_instead", 0.05, f"new = list(beads)\nnew[square] = max(0, new[square] + {REWARD})\nprint(new)"),
+    (
+        "returns_tuple",
+        0.04,
+        f"new = list(beads)\nnew[square] = max(0, new[square] + {REWARD})\nreturn tuple(new)",
+    ),
+    ("starter_unchanged", 0.04, "return beads"),
+    ("raises_on_loss", 0.03, "new = list(beads)\nnew[square] += {'win': 3, 'draw': 1}[result]\nreturn new"),
+    ("syntax_error", 0.02, "new = list(beads\nreturn new"),
+    (
+        "loops_on_loss",
+        0.005,
+        "new = list(beads)\nwhile result == 'loss':\n    pass\n"
+        "new[square] += 3 if result == 'win' else 1\nreturn new",
+    ),
+]
+MIX = [(name, share) for name, share, _ in ANSWERS]
+
+
+def write_class(folder: Path, size: int, rng: random.Random) -> dict[str, int]:
+    """Write ``size`` answers (files ``student0001.py`` ...) in the mix's proportions."""
+    folder.mkdir(parents=True, exist_ok=True)
+    names = rng.choices([a[0] for a in ANSWERS], weights=[a[1] for a in ANSWERS], k=size)
+    bodies = {name: body for name, _, body in ANSWERS}
+    counts: dict[str, int] = {}
+    for number, name in enumerate(names, start=1):
+        counts[name] = counts.get(name, 0) + 1
+        body = textwrap.indent(bodies[name], "    ")
+        text = f"# student {number}\n\n\ndef after_game(beads, square, result):\n{body}\n"
+        (folder / f"student{number:04d}.py").write_text(text, encoding="utf-8")
+    return counts
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def _tree(root: int) -> list[int]:
+    pids, queue = [], [root]
+    while queue:
+        pid = queue.pop()
+        pids.append(pid)
+        queue += _children(pid)
+    return pids
+
+
+def _status(pid: int) -> dict[str, str]:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return {}
+    return dict(line.split(":", 1) for line in lines if ":" in line)
+
+
+def _kb(value: str | None) -> int:
+    return int(value.split()[0]) if value else 0
+
+
+def run_and_measure(argv: list[str], env: dict[str, str]) -> tuple[float, int, int, int]:
+    """Run ``argv``; return (seconds, peak of grader+workers in KB, peak of everything at once, processes)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peaks: dict[int, int] = {}  # long-lived python processes of the grader: pid -> VmHWM
+    seen: set[int] = set()
+    most_at_once = 0
+    while process.poll() is None:
+        total = 0
+        for pid in _tree(process.pid):
+            status = _status(pid)
+            total += _kb(status.get("VmRSS"))
+            seen.add(pid)
+            if status.get("Name", "").strip().startswith("python") and pid in _grader_pids(process.pid):
+                peaks[pid] = max(peaks.get(pid, 0), _kb(status.get("VmHWM")))
+        most_at_once = max(most_at_once, total)
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - started
+    if process.returncode != 0:
+        sys.exit(f"{' '.join(argv)} failed ({process.returncode}):\n{process.stderr.read().decode()[-3000:]}")
+    return elapsed, sum(peaks.values()), most_at_once, len(seen)
+
+
+def _grader_pids(root: int) -> set[int]:
+    """The grader and its worker processes (its direct children), not the sandboxes."""
+    return {root, *_children(root)}
+
+
+def bare_python(env: dict[str, str], runs: int = 15) -> tuple[float, int]:
+    """Median seconds and peak RSS (KB) of ``python -c pass``."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+        times.append(time.perf_counter() - started)
+    peak = subprocess.run(
+        [sys.executable, "-c", "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return statistics.median(times), int(peak.stdout)
+
+
+def grade_once(size: int, jobs: int | None, sandbox: str, env: dict[str, str], work: Path) -> None:
+    folder = work / f"class-{size}"
+    counts = write_class(folder, size, random.Random(size))
+    out = work / f"out-{size}"
+    argv = [
+        sys.executable,
+        "-m",
+        "menace_course",
+        "grade",
+        str(folder),
+        "--challenge",
+        "after_game",
+        "--out",
+        str(out),
+    ]
+    argv += ["--sandbox", sandbox] + (["--i-accept-no-sandbox"] if sandbox == "process" else [])
+    argv += ["--jobs", str(jobs)] if jobs else []
+    seconds, grader_kb, all_kb, processes = run_and_measure(argv, env)
+    print(
+        f"class of {size:>5}: {seconds:6.1f} s  {size / seconds:6.1f} submissions/s  "
+        f"grader+workers peak {grader_kb / 1024:6.0f} MB  everything at once {all_kb / 1024:6.0f} MB  "
+        f"({processes} processes)"
+    )
+    print("             mix: " + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())))
+
+
+def profile(count: int, sandbox: str) -> None:
+    """Grade ``count`` submissions in this process under cProfile and show where the time goes."""
+    import cProfile
+    import pstats
+
+    from menace_course.catalog import load_challenge
+    from menace_course.course import find_course
+    from menace_course.loader import read_submission
+    from menace_course.pipeline import check_source
+    from menace_course.suite import collect
+
+    work = Path(tempfile.mkdtemp(prefix="menace-profile-"))
+    write_class(work, count, random.Random(1))
+    course = find_course(REPO)
+    suite = collect(course, load_challenge(course, "after_game"))
+    files = sorted(work.iterdir())
+    check_source(read_submission(files[0]), suite, sandbox)  # warm the example cache
+    profiler = cProfile.Profile()
+    started = time.perf_counter()
+    profiler.enable()
+    for path in files:
+        check_source(read_submission(path), suite, sandbox)
+    profiler.disable()
+    elapsed = time.perf_counter() - started
+    print(f"{count} submissions in one process: {elapsed / count * 1000:.0f} ms each")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[250, 1000])
+    parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--sandbox", default="bwrap", choices=["bwrap", "process"])
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="profile N submissions instead")
+    args = parser.parse_args()
+    if args.profile:
+        profile(args.profile, args.sandbox)
+        return
+    work = Path(tempfile.mkdtemp(prefix="menace-bench-grade-"))
+    env = {**os.environ, "MENACE_CACHE_DIR": str(work / "cache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an instructor's Python keeps compiled modules
+    try:
+        bare_seconds, bare_kb = bare_python(env)
+        print(f"machine: {os.cpu_count()} cores; sandbox: {args.sandbox}; jobs: {args.jobs or 'default'}")
+        print(f"bare python -c pass: {bare_seconds * 1000:.1f} ms, peak {bare_kb / 1024:.0f} MB")
+        print(f"mix of answers: {', '.join(f'{name} {share:.1%}' for name, share in MIX)}")
+        for size in args.sizes:
+            grade_once(size, args.jobs, args.sandbox, env, work)
+        print("goal: at least 25 submissions/s with bubblewrap on 2 cores")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

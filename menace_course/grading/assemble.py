@@ -1,0 +1,128 @@
+"""Build OUT's files from the stored records: feedback, ``results.jsonl``, ``grades.csv``, ``report.html``.
+
+Everything here is derived from ``OUT/.results/`` and can be rebuilt from it at any time;
+each file is written whole or not at all (:mod:`~menace_course.grading.store`). Rows are
+in the order of the students' names, so the same records always give the same files.
+The records are read one at a time and feed the three outputs in one pass; feedback is
+rendered in the worker processes, a chunk of students per task.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from menace_course.feedback import TEMPLATE_FOR, Format, render
+from menace_course.grading.batch import Batch
+from menace_course.grading.record import Row
+from menace_course.grading.report import render_class_report
+from menace_course.grading.stats import ClassStats, TestInfo
+from menace_course.grading.store import ResultStore, atomic_writer, write_atomic
+from menace_course.grading.table import grades_writer, header
+from menace_course.models import SubmissionReport
+
+FEEDBACK_DIR = "feedback"
+#: Feedback formats and their file suffixes; text is used only when a course has neither.
+FEEDBACK_FORMATS: dict[str, str] = {"markdown": ".md", "html": ".html"}
+CHUNK = 25
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the outputs need to know besides the records."""
+
+    out: Path
+    templates: Path
+    title: str
+    challenge: str
+    tests: tuple[TestInfo, ...]
+    lms_columns: tuple[str, ...] = ()
+    has_late: bool = False
+
+
+@dataclass
+class Assembled:
+    """What was written, and what could not be."""
+
+    stats: ClassStats
+    feedback_errors: list[str] = field(default_factory=list)
+
+
+def feedback_formats(templates: Path) -> dict[str, str]:
+    """The formats this course has templates for (markdown and HTML; else text)."""
+    found = {f: s for f, s in FEEDBACK_FORMATS.items() if (templates / TEMPLATE_FOR[f]).is_file()}
+    return found or {"text": ".txt"}
+
+
+def render_feedback_task(task: dict[str, Any]) -> dict[str, Any]:
+    """Write the feedback files of a chunk of students (runs in a worker process)."""
+    out, templates = Path(task["out"]), Path(task["templates"])
+    store = ResultStore(out)
+    errors = []
+    for key in task["keys"]:
+        record = store.load(key)
+        if record is None:
+            errors.append(f"{key}: its record is missing")
+            continue
+        report = SubmissionReport.from_dict(record)
+        for format, suffix in task["formats"].items():
+            try:
+                text = render(report, templates, cast(Format, format))
+            except Exception as error:  # a broken template must be reported, not end the batch
+                errors.append(f"{key}: the {format} feedback could not be rendered: {error}")
+                continue
+            write_atomic(out / FEEDBACK_DIR / f"{key}{suffix}", text)
+    return {"errors": errors}
+
+
+def write_feedback(layout: Layout, keys: Sequence[str], batch: Batch) -> list[str]:
+    """Render every student's feedback in the worker processes; return what went wrong."""
+    (layout.out / FEEDBACK_DIR).mkdir(parents=True, exist_ok=True)
+    formats = feedback_formats(layout.templates)
+    tasks = [
+        {
+            "out": str(layout.out),
+            "templates": str(layout.templates),
+            "keys": list(keys[i : i + CHUNK]),
+            "formats": formats,
+        }
+        for i in range(0, len(keys), CHUNK)
+    ]
+
+    def crashed(task: dict[str, Any]) -> dict[str, Any]:
+        return {"errors": [f"{key}: the worker rendering its feedback died" for key in task["keys"]]}
+
+    errors: list[str] = []
+    for result in batch.run(render_feedback_task, tasks, on_crash=crashed):
+        errors.extend(result["errors"])
+    return sorted(errors)
+
+
+def write_tables(layout: Layout, store: ResultStore, keys: Sequence[str]) -> ClassStats:
+    """``results.jsonl``, ``grades.csv`` and ``report.html``, in one pass over the records."""
+    stats = ClassStats(layout.tests)
+    columns = header([t.name for t in layout.tests], layout.lms_columns, layout.has_late)
+    with (
+        atomic_writer(layout.out / "results.jsonl") as jsonl,
+        grades_writer(layout.out / "grades.csv", columns) as add_row,
+    ):
+        for key in keys:
+            record = store.load(key)
+            if record is None:  # cannot happen after a completed batch; never hide it if it does
+                raise RuntimeError(f"the record of {key} vanished from {store.folder}")
+            jsonl.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+            row = Row.from_record(record)
+            add_row(row)
+            stats.add(row)
+    html = render_class_report(stats, layout.templates, layout.title, layout.challenge)
+    write_atomic(layout.out / "report.html", html)
+    return stats
+
+
+def assemble(layout: Layout, store: ResultStore, keys: Sequence[str], batch: Batch) -> Assembled:
+    """Write every output of OUT from the records of ``keys`` (in that order)."""
+    errors = write_feedback(layout, keys, batch)
+    return Assembled(write_tables(layout, store, keys), errors)

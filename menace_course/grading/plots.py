@@ -1,0 +1,61 @@
+"""The class report's pictures, drawn with matplotlib and kept as inline SVG text.
+
+The Agg backend is used (no display needed), and the SVG carries no date and uses fixed
+ids, so the same class gives the same pictures. Only trusted text appears in them (test
+names and numbers), never a student's name or output.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from menace_course.grading.stats import ClassStats
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "menace-course"
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: small and searchable
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _svg(figure: Any) -> str:
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    _pyplot().close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def score_distribution(stats: ClassStats) -> str:
+    """A bar for each score: how many students got it."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(figsize=(7, 3))
+    scores = sorted(stats.scores)
+    axes.bar([f"{s:g}" for s in scores], [stats.scores[s] for s in scores], color="#4c72b0")
+    axes.set_xlabel(f"score (out of {stats.max_score:g})")
+    axes.set_ylabel("students")
+    axes.yaxis.get_major_locator().set_params(integer=True)
+    axes.spines[["top", "right"]].set_visible(False)
+    return _svg(figure)
+
+
+def pass_rates(stats: ClassStats) -> str:
+    """A bar for each test: the share of submissions that ran and passed it."""
+    plt = _pyplot()
+    names = [t.name for t in stats.tests]
+    figure, axes = plt.subplots(figsize=(7, 0.3 * len(names) + 0.8))
+    rates = [100 * stats.pass_rate(n) for n in names]
+    axes.barh(
+        names, rates, color=["#55a868" if r >= 80 else "#dd8452" if r >= 50 else "#c44e52" for r in rates]
+    )
+    axes.invert_yaxis()  # the suite's order, top to bottom
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("% of submissions that ran which pass")
+    axes.spines[["top", "right"]].set_visible(False)
+    return _svg(figure)

@@ -1,0 +1,137 @@
+"""One run of ``menace grade``, from a submissions folder to a complete OUT, without printing.
+
+:func:`grade_class` is the whole batch in order: collect the suite, discover the
+students, take the OUT lock, plan (what is already graded), grade the rest in parallel
+(saving each record the moment it arrives), then assemble OUT's files. The command in
+:mod:`menace_course.commands.grade` shows progress through the ``on_graded`` callback and
+prints the :class:`Summary` this returns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from menace_course.catalog import Challenge
+from menace_course.course import Course
+from menace_course.grading.assemble import Layout, assemble
+from menace_course.grading.batch import Batch, grade_task, grader_error_record, make_task
+from menace_course.grading.discover import Discovery, discover
+from menace_course.grading.plan import Plan, make_plan
+from menace_course.grading.record import Row
+from menace_course.grading.stats import ClassStats, TestInfo
+from menace_course.grading.store import ResultStore
+from menace_course.grading.table import LMS_COLUMNS
+from menace_course.sandbox.launch import SandboxKind
+from menace_course.suite import Suite, collect
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to grade, where to, and how."""
+
+    submissions: Path
+    out: Path
+    course: Course
+    challenge: Challenge
+    sandbox: SandboxKind
+    jobs: int
+    regrade: bool = False
+
+
+@dataclass(frozen=True)
+class ScoreChange:
+    """A student whose score is not what it was before grading again."""
+
+    student: str
+    before: float
+    after: float
+
+
+@dataclass
+class Summary:
+    """What a run did."""
+
+    stats: ClassStats
+    graded: int
+    already_graded: int
+    seconds: float
+    ignored: tuple[str, ...] = ()
+    orphans: list[str] = field(default_factory=list)
+    changes: list[ScoreChange] = field(default_factory=list)
+    feedback_errors: list[str] = field(default_factory=list)
+
+
+def prepare(request: Request) -> tuple[Suite, Discovery]:
+    """The suite (collected here too, for its hash and test names) and the students found."""
+    suite = collect(request.course, request.challenge)
+    found = discover(request.submissions, request.challenge.function, request.challenge.slug)
+    return suite, found
+
+
+def _layout(request: Request, suite: Suite, found: Discovery) -> Layout:
+    lms = {column for e in found.entries for column in e.lms}
+    return Layout(
+        out=request.out,
+        templates=request.course.templates_dir,
+        title=request.challenge.title,
+        challenge=request.challenge.slug,
+        tests=tuple(TestInfo(c.name, c.title) for c in suite.cases),
+        lms_columns=tuple(c for c in LMS_COLUMNS if c in lms),
+        has_late=any(e.late for e in found.entries),
+    )
+
+
+def grade_class(
+    request: Request,
+    on_start: Callable[[int], None] = lambda total: None,
+    on_graded: Callable[[dict[str, Any]], None] = lambda record: None,
+) -> Summary:
+    """Grade every student of ``request.submissions`` into ``request.out`` (see the module's docstring)."""
+    started = time.monotonic()
+    suite, found = prepare(request)
+    with ResultStore(request.out) as store, Batch(request.jobs) as batch:
+        plan = make_plan(found.entries, store, request.challenge.slug, suite.suite_hash, request.regrade)
+        on_start(len(plan.to_grade))
+        changes = _grade(request, plan, store, batch, on_graded)
+        keys = [e.key for e in sorted(found.entries, key=lambda e: (e.student.casefold(), e.key))]
+        done = assemble(_layout(request, suite, found), store, keys, batch)
+    return Summary(
+        stats=done.stats,
+        graded=len(plan.to_grade),
+        already_graded=len(plan.already_graded),
+        seconds=time.monotonic() - started,
+        ignored=found.ignored,
+        orphans=plan.orphans,
+        changes=changes,
+        feedback_errors=done.feedback_errors,
+    )
+
+
+def _grade(
+    request: Request,
+    plan: Plan,
+    store: ResultStore,
+    batch: Batch,
+    on_graded: Callable[[dict[str, Any]], None],
+) -> list[ScoreChange]:
+    tasks = [
+        make_task(e.to_dict(), request.submissions, request.course, request.challenge.slug, request.sandbox)
+        for e in plan.to_grade
+    ]
+
+    def crashed(task: dict[str, Any]) -> dict[str, Any]:
+        return grader_error_record(task, "the worker process grading this submission died, twice")
+
+    changes = []
+    for record in batch.run(grade_task, tasks, on_crash=crashed):
+        store.save(record)
+        row = Row.from_record(record)
+        before = plan.previous_scores.get(row.key)
+        if before is not None and round(before, 6) != round(row.score, 6):
+            changes.append(ScoreChange(row.student, before, row.score))
+        on_graded(record)
+    return sorted(changes, key=lambda c: c.student.casefold())
