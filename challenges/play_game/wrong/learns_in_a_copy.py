@@ -1,0 +1,130 @@
+# caught-by: learns_in_the_boxes_it_was_given, a_first_game_against_perfect
+"""Copies the boxes first and learns in the copy, which is lost when the function returns."""
+
+import random
+
+LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+
+def winner(board):
+    """The mark with a line of three, or None."""
+    for a, b, c in LINES:
+        if board[a] != " " and board[a] == board[b] == board[c]:
+            return board[a]
+    return None
+
+
+TURN = [6, 3, 0, 7, 4, 1, 8, 5, 2]
+FLIP = [2, 1, 0, 5, 4, 3, 8, 7, 6]
+WAYS = []
+way = list(range(9))
+for _ in range(4):
+    WAYS.append(way)
+    WAYS.append([way[i] for i in FLIP])
+    way = [way[i] for i in TURN]
+
+
+def name(board):
+    """The smallest of the board's 8 versions, as a string, and the way that makes it."""
+    best, best_way = None, None
+    for way in WAYS:
+        version = "".join(board[i] for i in way)
+        if best is None or version < best:
+            best, best_way = version, way
+    return best, best_way
+
+
+START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each colour, by empty squares
+REWARD = {"win": 3, "draw": 1, "loss": -1}  # beads added to each one drawn
+
+
+def new_box(position):
+    """A new box for a named position: Michie's beads for each different move."""
+    box = {}
+    seen = []
+    for s in range(9):
+        if position[s] == " ":
+            after = list(position)
+            after[s] = "X"
+            if name(after)[0] not in seen:
+                seen.append(name(after)[0])
+                box[s] = START[position.count(" ")]
+    return box
+
+
+def draw_bead(box):
+    """A square from the box, at random: more beads, more likely."""
+    squares = list(box)
+    return random.choices(squares, weights=[box[s] for s in squares])[0]
+
+
+def random_move(board):
+    """The Random player: any empty square, each as likely."""
+    return random.choice([i for i in range(9) if board[i] == " "])
+
+
+_scores = {}  # board (a string) -> the score of each empty square for the player to move
+
+
+def _move_scores(board):
+    """Each empty square's score for the player to move: a quicker win scores more."""
+    if board not in _scores:
+        me = "X" if board.count(" ") % 2 == 1 else "O"
+        scores = {}
+        for i in range(9):
+            if board[i] == " ":
+                after = board[:i] + me + board[i + 1 :]
+                if winner(after) == me:
+                    scores[i] = after.count(" ") + 1
+                elif " " not in after:
+                    scores[i] = 0
+                else:
+                    scores[i] = -max(_move_scores(after).values())
+        _scores[board] = scores
+    return _scores[board]
+
+
+def perfect_move(board):
+    """The Perfect player: one of the best squares, at random."""
+    scores = _move_scores("".join(board))
+    top = max(scores.values())
+    return random.choice([i for i in scores if scores[i] == top])
+
+
+OPPONENTS = {"perfect": perfect_move, "random": random_move}
+
+
+def play_game(boxes, opponent, seed):
+    """MENACE (X) plays one game against opponent (O), then learns from it."""
+    random.seed(seed)
+    boxes = {position: dict(box) for position, box in boxes.items()}
+    board = [" "] * 9
+    drawn = []  # (position, bead) for each move
+    while True:
+        if board.count(" ") == 1:  # one square left: no choice
+            board[board.index(" ")] = "X"
+            result = "win" if winner(board) else "draw"
+            break
+        position, way = name(board)
+        if position not in boxes:
+            boxes[position] = new_box(position)
+        box = boxes[position]
+        if sum(box.values()) == 0:  # an empty box: MENACE resigns,
+            boxes[position] = new_box(position)  # and the box is filled again
+            result = "loss"
+            break
+        bead = draw_bead(box)
+        drawn.append((position, bead))
+        board[way[bead]] = "X"
+        if winner(board):
+            result = "win"
+            break
+        board[OPPONENTS[opponent](board)] = "O"
+        if winner(board):
+            result = "loss"
+            break
+    for position, bead in drawn:  # the beads go back, or not
+        box = boxes[position]
+        box[bead] = max(0, box[bead] + REWARD[result])
+    return result
+
