@@ -1,0 +1,523 @@
+"""Cheating, bombing and escaping submissions: each gets the right verdict and a friendly
+message, and leaves nothing behind.
+
+Every file in ``tests/corpus/hostile`` goes through the real command, as the course's graders
+run it: ``menace check FILE --challenge SLUG --format json`` in its own process, 30 s at
+most. The first line of each file says what it tries; ``# Hostile (SLUG): ...`` names a
+challenge other than after_game. All checks run at once (a few at a time) in one module
+fixture; the tests below then read what happened.
+
+While they run this process is a "child subreaper": anything a check leaves running is
+handed to it instead of to init, so leftovers can be found (and are killed afterwards).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from menace_course.feedback import render
+from menace_course.models import SubmissionReport
+
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+HOSTILE = REPO / "tests" / "corpus" / "hostile"
+MARKER = "menace-hostile-marker"
+ESCAPE_NAME = "menace-escape-marker"
+CHECK_TIMEOUT = 30.0  #: what the course promises for one check, however hostile the file
+#: a file that loops or sleeps forever must cost a few seconds in all, not one per test
+FEW_SECONDS = 12.0
+#: grader bugs found by this corpus, to be fixed in the grader core (strict: a fix shows up)
+KNOWN_GRADER_BUGS = {
+    "forges_garbage": "a forged 'ready' line with a non-integer 'min' crashes the grader "
+    "(AssertionError in pipeline._function_problem); the worker must validate it",
+}
+
+
+@dataclass
+class Run:
+    """What one ``menace check`` of a hostile file did."""
+
+    name: str
+    slug: str
+    code: int | None
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def report(self) -> dict:
+        return json.loads(self.stdout)
+
+    @property
+    def text(self) -> str:
+        """The text feedback a student reads for this report (what ``--format text`` prints)."""
+        report = SubmissionReport.from_dict(self.report)
+        return render(report, REPO / "feedback_templates", "text")
+
+    def test(self, name: str) -> dict:
+        return next(t for t in self.report["tests"] if t["name"] == name)
+
+    def outcomes(self) -> list[str]:
+        return [t["outcome"] for t in self.report["tests"]]
+
+    def load_detail(self) -> dict:
+        problem = self.report["load_problem"]
+        assert problem is not None, self.report["status"]
+        return problem["detail"] or {}
+
+
+@dataclass
+class Aftermath:
+    """Every run, and what was left on the machine afterwards."""
+
+    runs: dict[str, Run]
+    leftover_children: list[str] = field(default_factory=list)
+    marked_processes: list[str] = field(default_factory=list)
+    connections: int = 0
+    workdir: Path = REPO
+
+
+def slug_of(path: Path) -> str:
+    found = re.match(r"# Hostile \((\w+)\)", path.read_text(encoding="utf-8", errors="replace"))
+    return found.group(1) if found else "after_game"
+
+
+def hostile_files() -> list[Path]:
+    return sorted(HOSTILE.glob("*.py"))
+
+
+def run_check(path: Path, slug: str, cwd: Path) -> tuple[int | None, str, str, float]:
+    argv = [sys.executable, "-m", "menace_course", "check", str(path), "--challenge", slug]
+    argv += ["--format", "json", "--course", str(REPO)]
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    started = time.monotonic()
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=CHECK_TIMEOUT, check=False, env=env)
+    except subprocess.TimeoutExpired as late:
+        out = (late.stdout or b"").decode("utf-8", "replace")
+        return None, out, "timed out", time.monotonic() - started
+    out = done.stdout.decode("utf-8", "replace")
+    err = done.stderr.decode("utf-8", "replace")
+    return done.returncode, out, err, time.monotonic() - started
+
+
+# -- what is running, and what was left --------------------------------------------------
+
+
+def processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of every live process this host shows (no zombies)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        state, parent = stat.rsplit(")", 1)[1].split()[:2]
+        if state in ("Z", "X"):  # finished; its parent only has to collect it
+            continue
+        command = cmdline.replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        found[int(entry.name)] = (int(parent), command)
+    return found
+
+
+def reap_zombies() -> None:
+    """Collect finished orphans handed to this process while it was the subreaper."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+
+
+@contextlib.contextmanager
+def subreaper() -> Iterator[None]:
+    """Make this process the one that inherits orphans, for as long as the block lasts."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_child_subreaper = 36
+    libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+    try:
+        yield
+    finally:
+        libc.prctl(pr_set_child_subreaper, 0, 0, 0, 0)
+
+
+def reap_and_kill(pids: list[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+
+
+# -- running everything once ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def aftermath(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Aftermath]:
+    workdir = tmp_path_factory.mktemp("hostile")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    jobs = []
+    for path in hostile_files():
+        data = path.read_bytes()
+        data = data.replace(b"PORT = 47813", f"PORT = {port}".encode())
+        data = data.replace(b"REPO = '/work/main'", f"REPO = {str(REPO)!r}".encode())
+        copy = workdir / path.name
+        copy.write_bytes(data)
+        jobs.append((path.stem, slug_of(path), copy))
+    # the slow ones first, so that the pool ends together
+    slow = ("loop", "sleep", "memory", "signals", "fork", "flood", "recursion")
+    jobs.sort(key=lambda job: not any(word in job[0] for word in slow))
+
+    def one(job: tuple[str, str, Path]) -> Run:
+        name, slug, copy = job
+        return Run(name, slug, *run_check(copy, slug, workdir))
+
+    me = os.getpid()
+    with subreaper():
+        with ThreadPoolExecutor(max_workers=6) as pool:  # most of them wait, few compute
+            runs = {run.name: run for run in pool.map(one, jobs)}
+        time.sleep(0.5)  # let anything that escaped show itself
+        reap_zombies()
+        now = processes()
+        leftover = [pid for pid, (parent, _) in now.items() if parent == me]
+        leftover_lines = [f"{pid}: {now[pid][1]}" for pid in leftover]
+        marked = [f"{pid}: {cmd}" for pid, (_, cmd) in now.items() if MARKER in cmd]
+        reap_and_kill(leftover + [int(line.split(":")[0]) for line in marked])
+        reap_zombies()
+    connections = 0
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            conn, _ = listener.accept()
+            connections += 1
+            conn.close()
+    listener.close()
+
+    yield Aftermath(runs, leftover_lines, marked, connections, workdir)
+
+
+def run_of(aftermath: Aftermath, name: str) -> Run:
+    assert name in aftermath.runs, f"tests/corpus/hostile/{name}.py is missing"
+    return aftermath.runs[name]
+
+
+# -- every file: a verdict, in time, in valid JSON, nothing left ----------------------------
+
+EVERY_FILE = [
+    pytest.param(p.stem, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GRADER_BUGS[p.stem]))
+    if p.stem in KNOWN_GRADER_BUGS
+    else p.stem
+    for p in hostile_files()
+]
+
+
+@pytest.mark.parametrize("name", EVERY_FILE)
+def test_every_hostile_file_gets_a_verdict_in_valid_json_within_30_seconds(aftermath, name):
+    run = run_of(aftermath, name)
+    assert run.code is not None, f"the check of {name} did not end within {CHECK_TIMEOUT} s"
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    report = run.report
+    assert report["challenge"] == run.slug and report["sandbox"] == "bwrap"
+    assert {"passed", "score", "max_score", "tests", "status"} <= set(report)
+    if name == "cp1252_encoded":
+        assert (run.code, report["passed"]) == (0, True)
+    else:
+        assert (run.code, report["passed"]) == (1, False)
+        assert report["score"] < report["max_score"]
+
+
+def test_nothing_a_submission_started_is_left_running(aftermath):
+    assert aftermath.leftover_children == []
+    assert aftermath.marked_processes == []
+
+
+def test_every_hostile_file_says_what_it_tries_on_its_first_line():
+    for path in hostile_files():
+        if path.stem == "empty_file":
+            assert path.read_bytes() == b""
+            continue
+        first = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        assert first and first[0].startswith("# Hostile"), path.name
+
+
+# -- files that cannot be loaded --------------------------------------------------------
+
+
+def test_a_syntax_error_is_shown_with_its_line_and_nothing_runs(aftermath):
+    run = run_of(aftermath, "syntax_error")
+    assert run.report["status"] == "syntax_error"
+    assert set(run.outcomes()) == {"skipped"}
+    assert "Python could not read syntax_error.py" in run.text
+    assert "def after_game(beads, square, result)" in run.text and "expected ':'" in run.text
+
+
+def test_a_crash_while_loading_shows_the_students_line(aftermath):
+    run = run_of(aftermath, "crash_at_import")
+    assert run.report["status"] == "load_error"
+    assert run.load_detail()["error_type"] == "ZeroDivisionError"
+    assert "stopped with an error while it was loading" in run.text
+    assert "harness" not in run.text and "/box/" not in run.text
+
+
+@pytest.mark.parametrize("name", ["missing_function", "misspelled_function", "empty_file"])
+def test_a_missing_function_is_named_and_nothing_runs(aftermath, name):
+    run = run_of(aftermath, name)
+    assert run.report["status"] == "no_function"
+    assert set(run.outcomes()) == {"skipped"}
+
+
+def test_a_misspelled_function_is_pointed_out(aftermath):
+    run = run_of(aftermath, "misspelled_function")
+    assert run.report["load_problem"]["functions_found"] == ["after_gme"]
+    assert "No function named after_game" in run.text and "'after_gme' is defined instead" in run.text
+
+
+def test_a_function_with_the_wrong_arguments_is_shown_both_ways(aftermath):
+    run = run_of(aftermath, "wrong_arity")
+    assert run.report["status"] == "bad_signature"
+    assert "def after_game(beads, square, result)" in run.text
+    assert "def after_game(beads, square)" in run.text
+
+
+def test_a_windows_1252_file_passes_with_a_notice(aftermath):
+    run = run_of(aftermath, "cp1252_encoded")
+    assert run.report["notices"] and "UTF-8" in run.report["notices"][0]
+    assert "note:" in run.text
+
+
+@pytest.mark.parametrize(
+    "name, problem, error_type",
+    [
+        ("input_at_import", "input", "EOFError"),
+        ("sys_exit_at_import", "exit", "SystemExit"),
+        ("memory_bomb_at_import", "memory", "MemoryError"),
+        ("imports_menace_course", "raised", "ModuleNotFoundError"),
+        ("imports_hypothesis", "raised", "ModuleNotFoundError"),
+        ("imports_reference", "raised", "ModuleNotFoundError"),
+    ],
+)
+def test_code_that_fails_while_loading_is_reported_as_such(aftermath, name, problem, error_type):
+    run = run_of(aftermath, name)
+    assert run.report["status"] == "load_error"
+    detail = run.load_detail()
+    assert (detail["problem"], detail["error_type"]) == (problem, error_type)
+    assert set(run.outcomes()) == {"skipped"}
+
+
+def test_input_while_loading_gets_advice_about_the_keyboard(aftermath):
+    run = run_of(aftermath, "input_at_import")
+    assert "there is no keyboard" in run.text and 'if __name__ == "__main__":' in run.text
+
+
+def test_sys_exit_while_loading_gets_advice_about_exit(aftermath):
+    assert "ends the program while it loads" in run_of(aftermath, "sys_exit_at_import").text
+
+
+def test_os_exit_while_loading_stops_python_and_is_reported(aftermath):
+    run = run_of(aftermath, "os_exit_at_import")
+    assert run.report["status"] == "load_error"
+    assert "stopped Python while it was loading" in run.report["load_problem"]["message"]
+
+
+@pytest.mark.parametrize("name", ["infinite_loop_at_import", "sleep_at_import"])
+def test_a_file_that_never_finishes_loading_costs_one_time_limit(aftermath, name):
+    run = run_of(aftermath, name)
+    assert run.report["status"] == "load_error"
+    assert "did not finish loading in time" in run.report["load_problem"]["message"]
+    assert run.seconds < FEW_SECONDS
+
+
+# -- wrong kinds of value ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "returns_none",
+        "returns_tuple",
+        "returns_generator",
+        "returns_huge_int",
+        "always_equal",
+        "always_equal_object",
+    ],
+)
+def test_a_value_of_the_wrong_kind_never_passes_a_value_check(aftermath, name):
+    run = run_of(aftermath, name)
+    examples = [t for t in run.report["tests"] if t["kind"] == "example"]
+    assert examples and all(t["outcome"] == "failed" for t in examples)
+    assert examples[0]["detail"]["problem"] == "wrong_type"
+    compared = [t for t in run.report["tests"] if "change" not in t["name"]]
+    assert not any(t["outcome"] == "passed" and "agrees" in t["name"] for t in compared)
+
+
+def test_an_object_that_claims_to_equal_everything_is_shown_by_its_type(aftermath):
+    run = run_of(aftermath, "always_equal_object")
+    assert "got:      <Yes: " in run.text
+
+
+def test_an_opening_box_that_equals_everything_and_clears_the_games_fails(aftermath):
+    run = run_of(aftermath, "opening_box_always_equal")
+    assert all(t["outcome"] != "passed" for t in run.report["tests"] if t["kind"] == "example")
+    assert run.test("leaves_the_games_alone")["outcome"] == "failed"
+
+
+def test_a_changed_input_is_reported_even_when_the_value_is_right(aftermath):
+    run = run_of(aftermath, "changes_input")
+    assert run.test("example_1")["detail"]["problem"] == "changed_input"
+    assert "changed the list it was given" in run.text
+
+
+# -- time, memory, processes, output -------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["infinite_loop_in_call", "sleep_in_call", "ignores_signals", "print_flood"])
+def test_a_function_that_never_returns_costs_one_timeout_then_is_skipped(aftermath, name):
+    run = run_of(aftermath, name)
+    outcomes = run.outcomes()
+    assert outcomes[0] == "timeout" and set(outcomes[1:]) == {"skipped"}
+    assert run.seconds < FEW_SECONDS
+
+
+def test_a_timeout_is_explained_in_plain_words(aftermath):
+    text = run_of(aftermath, "infinite_loop_in_call").text
+    assert "after_game did not finish in time" in text and "a loop that never ends" in text
+
+
+def test_a_slow_challenge_that_never_returns_still_ends_within_30_seconds(aftermath):
+    run = run_of(aftermath, "count_boxes_infinite_loop")
+    assert run.outcomes()[0] == "timeout" and set(run.outcomes()[1:]) == {"skipped"}
+
+
+def test_a_memory_bomb_is_stopped_and_named(aftermath):
+    run = run_of(aftermath, "memory_bomb")
+    example = run.test("example_1")
+    assert (example["outcome"], example["detail"]["problem"]) == ("error", "memory")
+
+
+def test_a_fork_bomb_starts_nothing(aftermath):
+    run = run_of(aftermath, "fork_bomb")
+    assert run.outcomes()[0] in ("timeout", "error")
+    assert not [line for line in aftermath.marked_processes if "fork" in line]
+
+
+def test_a_daemon_started_while_loading_does_not_outlive_the_check(aftermath):
+    assert run_of(aftermath, "daemon_at_import").report["status"] == "checked"
+    assert not [line for line in aftermath.marked_processes if "daemon" in line]
+
+
+def test_a_flood_of_output_is_capped_and_never_reaches_the_terminal(aftermath):
+    for name in ("print_flood", "fd_write_flood"):
+        run = run_of(aftermath, name)
+        assert len(run.stdout) < 100_000 and len(run.text) < 20_000, name
+        assert "FLOOD-menace" not in run.stdout + run.stderr + run.text
+
+
+def test_endless_recursion_is_named(aftermath):
+    run = run_of(aftermath, "deep_recursion")
+    assert run.test("example_1")["detail"]["problem"] == "recursion"
+    assert "kept calling itself" in run.text
+    assert "995 more times" in run.text or "more times" in run.text
+
+
+def test_recursion_past_a_raised_limit_stops_python_and_is_given_up_after_a_few_tries(aftermath):
+    run = run_of(aftermath, "recursion_limit_raised")
+    assert run.test("example_1")["detail"]["problem"] == "crashed"
+    assert run.outcomes().count("error") <= 3 and "skipped" in run.outcomes()
+    python_only = run_of(aftermath, "recursion_limit_raised_python")
+    assert python_only.outcomes()[0] in ("timeout", "error")
+
+
+def test_sys_exit_in_a_call_is_an_error_not_the_end_of_checking(aftermath):
+    run = run_of(aftermath, "sys_exit_in_call")
+    example = run.test("example_1")
+    assert (example["outcome"], example["detail"]["error_type"]) == ("error", "SystemExit")
+
+
+def test_os_exit_in_a_call_stops_python_and_is_given_up_after_a_few_tries(aftermath):
+    run = run_of(aftermath, "os_exit_in_call")
+    assert run.test("example_1")["detail"]["problem"] == "crashed"
+    assert run.outcomes().count("error") <= 3 and "skipped" in run.outcomes()
+
+
+@pytest.mark.parametrize("name", ["kills_parent", "kills_everything"])
+def test_killing_other_processes_harms_only_the_submission(aftermath, name):
+    run = run_of(aftermath, name)
+    assert run.report["status"] == "checked"
+    assert all(outcome in ("error", "skipped", "failed") for outcome in run.outcomes())
+
+
+# -- cheating ------------------------------------------------------------------------------
+
+
+def test_fake_results_printed_by_the_submission_cannot_pose_as_a_verdict(aftermath):
+    run = run_of(aftermath, "fake_results")
+    text = run.text
+    assert not re.search(r"[\x1b\r\u202e]", text), "terminal control characters got through"
+    verdicts = [line for line in text.splitlines() if line.startswith(("✓", "✗"))]
+    assert not any("passes all" in line for line in verdicts), verdicts
+    assert "Score " in text and not run.report["passed"]
+
+
+def test_a_search_of_the_disk_finds_no_tests_and_no_reference(aftermath):
+    run = run_of(aftermath, "searches_disk")
+    assert run.test("example_1")["detail"]["got"] == "[]"
+
+
+def test_the_callers_frames_hold_no_expected_values(aftermath):
+    run = run_of(aftermath, "inspects_frames")
+    example = run.test("example_1")
+    assert example["outcome"] == "failed"
+    assert example["detail"]["got"] != example["detail"]["expected"]
+
+
+def test_forged_replies_on_every_file_descriptor_do_not_pass(aftermath):
+    run = run_of(aftermath, "forges_replies")
+    assert not any(o == "passed" for o in run.outcomes())
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_GRADER_BUGS["forges_garbage"])
+def test_forged_garbage_messages_are_a_crash_of_the_submission_not_of_the_grader(aftermath):
+    run = run_of(aftermath, "forges_garbage")
+    assert "Traceback" not in run.stderr
+    assert run.report["passed"] is False
+
+
+# -- escaping --------------------------------------------------------------------------------
+
+
+def test_the_network_cannot_be_reached_from_inside(aftermath):
+    run = run_of(aftermath, "network")
+    got = run.test("example_1")["detail"]["got"]
+    assert "127.0.0.1" in got and "1.1.1.1" in got and "connected" not in got
+    assert aftermath.connections == 0
+
+
+def test_nothing_is_written_outside_the_sandbox(aftermath):
+    run = run_of(aftermath, "writes_outside")
+    got = run.test("example_1")["detail"]["got"]
+    assert "/box/submission.py written" not in got and "/box/harness.py written" not in got
+    for place in (Path("/tmp"), REPO, aftermath.workdir, Path.home()):
+        assert not (place / ESCAPE_NAME).exists(), place / ESCAPE_NAME
+    starter = (REPO / "challenges" / "after_game" / "starter.py").read_text(encoding="utf-8")
+    assert MARKER not in starter
