@@ -31,7 +31,8 @@ from menace_course.models import (
 from menace_course.proxy import SubmissionProxy
 from menace_course.runner import run_cases
 from menace_course.sandbox.launch import Limits, SandboxKind
-from menace_course.sandbox.worker import LoadOutcome, SandboxFailure, Worker
+from menace_course.sandbox.outcomes import LoadOutcome, SandboxFailure
+from menace_course.sandbox.worker import Worker
 from menace_course.suite import Suite
 
 

@@ -15,7 +15,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from menace_course.sandbox.worker import CallOutcome, Worker
+from menace_course.sandbox.outcomes import CallOutcome
+from menace_course.sandbox.worker import Worker
 from menace_course.testing import CallProblem
 
 _current: contextvars.ContextVar[SubmissionProxy] = contextvars.ContextVar("menace_submission")

@@ -18,7 +18,7 @@ from hypothesis.errors import HypothesisException
 from menace_course.compare import first_difference
 from menace_course.models import Detail, Kind, Line, Outcome, TestResult
 from menace_course.proxy import CallRecord, SubmissionProxy
-from menace_course.sandbox.worker import CallOutcome
+from menace_course.sandbox.outcomes import CallOutcome
 from menace_course.suite import Case, call_text
 from menace_course.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
 

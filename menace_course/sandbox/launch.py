@@ -123,9 +123,7 @@ def _parents_needing_dirs(path: Path) -> list[Path]:
     return [p for p in reversed(path.parents) if str(p) != "/"]
 
 
-def plan_launch(
-    kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int, int]
-) -> LaunchPlan:
+def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int, int]) -> LaunchPlan:
     """Build the command that runs the harness on ``workdir/submission.py``.
 
     ``workdir`` holds a private copy of the harness, the codec and the submission; the

@@ -20,107 +20,19 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from menace_course.sandbox import wire
 from menace_course.sandbox.launch import HARNESS_DIR, Limits, SandboxKind, plan_launch
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One line of the student's own code in a traceback."""
-
-    line: int
-    function: str
-    code: str
-    repeats: int = 1
-    column: int = 0
-
-
-@dataclass(frozen=True)
-class StudentException:
-    """An exception raised by student code, as plain facts."""
-
-    type_name: str
-    message: str
-    frames: tuple[Frame, ...] = ()
-
-
-@dataclass(frozen=True)
-class Printed:
-    """What student code printed during one call (capped)."""
-
-    text: str = ""
-    dropped: int = 0
-
-
-@dataclass(frozen=True)
-class CallOutcome:
-    """What one call did.
-
-    ``status`` is ``returned``, ``raised``, ``timeout``, ``crashed``, ``missing``,
-    ``budget`` (the submission's time budget ran out) or ``dead`` (not called, because
-    the function timed out or crashed too often before).
-    """
-
-    status: str
-    result: Any = None
-    args_after: tuple[Any, ...] = ()
-    printed: Printed = field(default_factory=Printed)
-    exception: StudentException | None = None
-    exit_code: int | None = None
-    seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class LoadOutcome:
-    """What happened when the child imported the submission."""
-
-    status: str  #: ``ready``, ``raised``, ``timeout`` or ``crashed``
-    functions: dict[str, dict[str, Any]] = field(default_factory=dict)
-    printed: Printed = field(default_factory=Printed)
-    exception: StudentException | None = None
-    exit_code: int | None = None
-
-
-class SandboxFailure(Exception):
-    """The sandbox could not start the harness at all: a problem of this machine, not the file."""
-
-
-class ProtocolError(Exception):
-    """The child's reply broke the protocol (wrong id, shape, size): treated as a crash."""
-
-
-def _printed(data: Any) -> Printed:
-    if not isinstance(data, dict):
-        return Printed()
-    text, dropped = data.get("text"), data.get("dropped")
-    return Printed(text if isinstance(text, str) else "", dropped if isinstance(dropped, int) else 0)
-
-
-def _exception(data: Any) -> StudentException:
-    if not isinstance(data, dict):
-        raise ProtocolError("bad error")
-    frames = []
-    for raw in data.get("frames") or []:
-        if not isinstance(raw, dict):
-            raise ProtocolError("bad frame")
-        frames.append(
-            Frame(
-                line=int(raw.get("line") or 0),
-                function=str(raw.get("function", "?"))[:100],
-                code=str(raw.get("code", ""))[:200],
-                repeats=int(raw.get("repeats") or 1),
-                column=int(raw.get("column") or 0),
-            )
-        )
-    return StudentException(
-        type_name=str(data.get("type", "Exception"))[:100],
-        message=str(data.get("message", ""))[:500],
-        frames=tuple(frames),
-    )
+from menace_course.sandbox.outcomes import (
+    CallOutcome,
+    LoadOutcome,
+    ProtocolError,
+    SandboxFailure,
+    exception_from,
+    printed_from,
+)
 
 
 class Worker:
@@ -227,7 +139,7 @@ class Worker:
                 raise SandboxFailure(complaint) from None
             return LoadOutcome("crashed", exit_code=code)
         try:
-            printed = _printed(message.get("printed"))
+            printed = printed_from(message.get("printed"))
             if message.get("ready") is True:
                 functions = message.get("functions")
                 if not isinstance(functions, dict):
@@ -235,7 +147,7 @@ class Worker:
                 return LoadOutcome("ready", functions=functions, printed=printed)
             if message.get("ready") is False:
                 self._kill()
-                return LoadOutcome("raised", printed=printed, exception=_exception(message.get("error")))
+                return LoadOutcome("raised", printed=printed, exception=exception_from(message.get("error")))
             raise ProtocolError("bad ready message")
         except (ProtocolError, TypeError, ValueError):
             return LoadOutcome("crashed", exit_code=self._kill())
@@ -322,9 +234,9 @@ class Worker:
     def _parse_reply(self, reply: dict[str, Any], expected_id: int) -> CallOutcome:
         if reply.get("id") != expected_id or not isinstance(reply.get("ok"), bool):
             raise ProtocolError("reply does not answer the request")
-        printed = _printed(reply.get("printed"))
+        printed = printed_from(reply.get("printed"))
         if not reply["ok"]:
-            exception = _exception(reply.get("error"))
+            exception = exception_from(reply.get("error"))
             if exception.type_name == "MissingFunction" and not exception.frames:
                 return CallOutcome("missing", printed=printed)
             return CallOutcome("raised", printed=printed, exception=exception)
