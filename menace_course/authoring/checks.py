@@ -181,9 +181,7 @@ def mutation_settings(challenge: Challenge) -> MutationSettings:
     for entry in challenge.equivalent_mutants:
         match = EQUIVALENT.match(str(entry).strip())
         if match is None:
-            problems.append(
-                f"equivalent_mutants entry {entry!r} must read \"<mutant id>: <reason>\""
-            )
+            problems.append(f'equivalent_mutants entry {entry!r} must read "<mutant id>: <reason>"')
         else:
             equivalent[match["id"]] = match["reason"]
     table: dict[str, Any] = tomllib.loads(
@@ -191,6 +189,6 @@ def mutation_settings(challenge: Challenge) -> MutationSettings:
     ).get("validate", {})
     only = table.get("mutate", [])
     if not isinstance(only, list) or not all(isinstance(n, str) for n in only):
-        problems.append("[validate] mutate must be a list of names, e.g. [\"play_game\"]")
+        problems.append('[validate] mutate must be a list of names, e.g. ["play_game"]')
         only = []
     return MutationSettings(challenge.mutant_threshold, equivalent, tuple(only), tuple(problems))

@@ -133,8 +133,7 @@ class Judge:
             context = multiprocessing.get_context("spawn")  # no fork of a process with threads
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
         futures: dict[Future[Verdict], int] = {
-            self._pool.submit(_judge, root, slug, self.kind, m.id, m.source): n
-            for n, m in enumerate(mutants)
+            self._pool.submit(_judge, root, slug, self.kind, m.id, m.source): n for n, m in enumerate(mutants)
         }
         found: dict[int, Verdict] = {}
         try:

@@ -25,8 +25,9 @@ The operators (each mutant's id starts with one, then ``@line:column`` of the ch
 ``stmt_removed``   a statement becomes ``pass``
 =================  ===========================================================
 
-Docstrings, the text of error messages and f-strings, and the
-``if __name__ == "__main__":`` block (which never runs in the sandbox) are left alone.
+Docstrings, the text of error messages and f-strings, a function's final ``return None``
+and the ``if __name__ == "__main__":`` block (which never runs in the sandbox) are left
+alone: changing them cannot change what the function does.
 
 Example:
     >>> from menace_course.authoring.mutants import generate_mutants
@@ -40,43 +41,12 @@ Example:
 from __future__ import annotations
 
 import ast
-import copy
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-#: Each arithmetic operator and the one it is swapped for.
-ARITH: dict[type[ast.operator], type[ast.operator]] = {
-    ast.Add: ast.Sub,
-    ast.Sub: ast.Add,
-    ast.Mult: ast.Div,
-    ast.Div: ast.Mult,
-    ast.FloorDiv: ast.Div,
-    ast.Mod: ast.FloorDiv,
-    ast.Pow: ast.Mult,
-    ast.BitAnd: ast.BitOr,
-    ast.BitOr: ast.BitAnd,
-    ast.LShift: ast.RShift,
-    ast.RShift: ast.LShift,
-}
-#: Each comparison and what it is relaxed, tightened or flipped to.
-COMPARE: dict[type[ast.cmpop], tuple[type[ast.cmpop], ...]] = {
-    ast.Lt: (ast.LtE, ast.Gt),
-    ast.LtE: (ast.Lt, ast.Gt),
-    ast.Gt: (ast.GtE, ast.Lt),
-    ast.GtE: (ast.Gt, ast.Lt),
-    ast.Eq: (ast.NotEq,),
-    ast.NotEq: (ast.Eq,),
-    ast.In: (ast.NotIn,),
-    ast.NotIn: (ast.In,),
-    ast.Is: (ast.IsNot,),
-    ast.IsNot: (ast.Is,),
-}
-_COPIERS = {"list", "dict", "set", "copy", "deepcopy"}
+from menace_course.authoring.operators import changes
+
 _LONGEST_SWAPPED_STRING = 12
-_UNMUTATED_STATEMENTS = (
-    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
-    ast.Global, ast.Nonlocal, ast.Pass,
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -112,7 +82,7 @@ def generate_mutants(source: str, only: Collection[str] = ()) -> list[Mutant]:
     for node in ast.walk(tree):
         if id(node) not in eligible:
             continue
-        for operator, replacement in _changes(node, strings):
+        for operator, replacement in changes(node, strings):
             text = _swap_and_unparse(tree, parents, node, replacement)
             if text is None or text in seen_sources:
                 continue
@@ -144,6 +114,13 @@ def _is_main_block(node: ast.AST) -> bool:
     return "__name__" in ast.unparse(node.test) and "__main__" in ast.unparse(node.test)
 
 
+def _ends_bare(body: list[ast.stmt]) -> bool:
+    last = body[-1]
+    return isinstance(last, ast.Return) and (
+        last.value is None or (isinstance(last.value, ast.Constant) and last.value.value is None)
+    )
+
+
 def _defines(node: ast.stmt, names: set[str]) -> bool:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return node.name in names
@@ -166,6 +143,8 @@ def _eligible(tree: ast.Module, only: set[str]) -> set[int]:
             skipped.update(id(n) for n in ast.walk(node))
         elif isinstance(node, ast.Raise):  # the wording of an error is not behaviour
             skipped.update(id(n) for n in ast.walk(node) if n is not node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _ends_bare(node.body):
+            skipped.add(id(node.body[-1]))  # removing a final `return None` changes nothing
     return {id(n) for root in roots for n in ast.walk(root) if id(n) not in skipped}
 
 
@@ -182,99 +161,6 @@ def _string_pool(tree: ast.Module, eligible: set[int]) -> list[str]:
         ):
             pool.append(node.value)
     return pool
-
-
-# -- the changes -------------------------------------------------------------------------
-
-
-def _changes(node: ast.AST, strings: list[str]) -> Iterator[tuple[str, ast.AST]]:
-    """Each (operator, replacement node) for one node."""
-    if isinstance(node, ast.stmt):
-        yield from _statement_changes(node)
-    elif isinstance(node, ast.BinOp) and type(node.op) in ARITH:
-        new_op = ARITH[type(node.op)]
-        yield f"arith_{new_op.__name__.lower()}", _with(node, op=new_op())
-    elif isinstance(node, ast.Compare):
-        for position, op in enumerate(node.ops):
-            for new_op in COMPARE.get(type(op), ()):
-                ops = [*node.ops[:position], new_op(), *node.ops[position + 1 :]]
-                yield f"cmp_{new_op.__name__.lower()}", _with(node, ops=ops)
-    elif isinstance(node, ast.BoolOp):
-        new_bool: ast.boolop = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        yield f"boolop_{type(new_bool).__name__.lower()}", _with(node, op=new_bool)
-    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not | ast.USub):
-        yield ("not_removed" if isinstance(node.op, ast.Not) else "neg_removed"), node.operand
-    elif isinstance(node, ast.Constant):
-        yield from _constant_changes(node, strings)
-    elif isinstance(node, ast.Call):
-        yield from _call_changes(node)
-    elif isinstance(node, ast.Subscript) and _is_full_slice(node.slice):
-        yield "copy_removed", node.value
-
-
-def _statement_changes(node: ast.stmt) -> Iterator[tuple[str, ast.AST]]:
-    if isinstance(node, ast.Return) and node.value is not None:
-        if not (isinstance(node.value, ast.Constant) and node.value.value is None):
-            yield "return_none", _with(node, value=ast.Constant(None))
-    if isinstance(node, ast.If):
-        yield "if_negated", _with(node, test=ast.UnaryOp(ast.Not(), node.test))
-    if isinstance(node, ast.AugAssign) and type(node.op) in ARITH:
-        new_op = ARITH[type(node.op)]
-        yield f"aug_{new_op.__name__.lower()}", _with(node, op=new_op())
-        yield "aug_to_assign", ast.Assign(targets=[node.target], value=node.value)
-    if not isinstance(node, _UNMUTATED_STATEMENTS):
-        yield "stmt_removed", ast.Pass()
-
-
-def _constant_changes(node: ast.Constant, strings: list[str]) -> Iterator[tuple[str, ast.AST]]:
-    value = node.value
-    if isinstance(value, bool):
-        yield "const_bool", ast.Constant(not value)
-    elif isinstance(value, int | float):
-        for operator, new in (("const_plus1", value + 1), ("const_minus1", value - 1), ("const_zero", 0)):
-            if new != value:
-                yield operator, ast.Constant(new)
-    elif isinstance(value, str) and value in strings and len(strings) > 1:
-        start = strings.index(value)
-        others = [strings[(start + k) % len(strings)] for k in range(1, len(strings))]
-        for number, other in enumerate(others[:2], start=1):
-            yield f"str_swap{number}", ast.Constant(other)
-
-
-def _call_changes(node: ast.Call) -> Iterator[tuple[str, ast.AST]]:
-    function = node.func
-    name = function.id if isinstance(function, ast.Name) else None
-    method = function.attr if isinstance(function, ast.Attribute) else None
-    args = node.args
-    if name in ("max", "min") and len(args) == 2 and not node.keywords:
-        for arg in args:
-            if not isinstance(arg, ast.Constant):
-                yield f"{name}_removed", arg
-    elif name == "range" and args and not node.keywords:
-        last = args[-1]
-        shorter: ast.expr = (
-            ast.Constant(last.value - 1)  # range(9) -> range(8), the same program as const_minus1
-            if isinstance(last, ast.Constant) and type(last.value) is int
-            else ast.BinOp(left=last, op=ast.Sub(), right=ast.Constant(1))
-        )
-        yield "range_short", _with(node, args=[*args[:-1], shorter] if len(args) > 1 else [shorter])
-    elif (name in _COPIERS or method in _COPIERS - {"list", "dict", "set"}) and not node.keywords:
-        if method == "copy" and not args and isinstance(function, ast.Attribute):
-            yield "copy_removed", function.value  # x.copy() -> x
-        elif len(args) == 1 and not isinstance(args[0], ast.Starred):
-            yield "copy_removed", args[0]  # list(x), copy.deepcopy(x) -> x
-
-
-def _is_full_slice(node: ast.AST) -> bool:
-    return isinstance(node, ast.Slice) and node.lower is None and node.upper is None and node.step is None
-
-
-def _with(node: ast.AST, **changes: object) -> ast.AST:
-    """A copy of ``node`` with some fields replaced."""
-    new = copy.copy(node)
-    for field, value in changes.items():
-        setattr(new, field, value)
-    return new
 
 
 # -- making the mutated program ------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -21,9 +22,7 @@ PASS, FAIL = "✓", "✗"
 def render_text(result: CourseResult, colour: bool = False, width: int = 100) -> str:
     """The whole validation as text: a table per challenge, survivors, problems, a summary."""
     buffer = io.StringIO()
-    console = Console(
-        file=buffer, width=width, force_terminal=colour, no_color=not colour, highlight=False
-    )
+    console = Console(file=buffer, width=width, force_terminal=colour, no_color=not colour, highlight=False)
     for challenge in result.challenges:
         _render_challenge(console, challenge)
     good = sum(c.ok for c in result.challenges)
@@ -33,9 +32,11 @@ def render_text(result: CourseResult, colour: bool = False, width: int = 100) ->
     else:
         failing = ", ".join(c.slug for c in result.challenges if not c.ok)
         console.print(
-            Text(f"{FAIL} {total - good} of {total} challenge(s) do not validate: {failing}", style="bold red")
+            Text(
+                f"{FAIL} {total - good} of {total} challenge(s) do not validate: {failing}", style="bold red"
+            )
         )
-    return buffer.getvalue()
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
 def _mark(ok: bool) -> Text:
@@ -99,12 +100,13 @@ def _render_challenge(console: Console, c: ChallengeResult) -> None:
         table.add_row(_mark(ok), Text(label), Text(detail))
     console.print(table)
     if c.mutants and c.mutants.survivors:
-        survivors = Table(title="Surviving mutants (wrong programs every test passes)", title_justify="left")
+        console.print(Text("  Surviving mutants: wrong programs that pass every test", style="bold"))
+        survivors = Table(box=None, pad_edge=False, header_style="dim")
         survivors.add_column("id", no_wrap=True)
         survivors.add_column("change")
         for s in c.mutants.survivors:
             survivors.add_row(Text(s.id), Text(s.description))
-        console.print(survivors)
+        console.print(Padding(survivors, (0, 0, 0, 4)))
     if c.mutants and any(e.killed for e in c.mutants.equivalent):
         for e in c.mutants.equivalent:
             if e.killed:

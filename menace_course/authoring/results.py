@@ -93,17 +93,13 @@ class MutantScore:
             killed=sum(v.killed for v in counted),
             total=len(counted),
             threshold=threshold,
-            survivors=tuple(
-                Survivor(v.id, by_id[v.id].description) for v in counted if not v.killed
-            ),
+            survivors=tuple(Survivor(v.id, by_id[v.id].description) for v in counted if not v.killed),
             equivalent=tuple(
                 Equivalent(v.id, by_id[v.id].description, equivalent[v.id], v.killed)
                 for v in verdicts
                 if v.id in equivalent
             ),
-            killed_by=tuple(
-                Counter(v.killed_by for v in counted if v.killed_by).most_common()  # type: ignore[misc]
-            ),
+            killed_by=tuple(Counter(v.killed_by for v in counted if v.killed_by).most_common()),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -162,9 +158,7 @@ class ChallengeResult:
             "hidden_tests": self.hidden_tests,
             "hints_missing": list(self.hints_missing),
             "wrong_caught": self.wrong_caught,
-            "wrong": [
-                {**asdict(w), "caught": w.caught, "ok": w.ok} for w in self.wrong
-            ],
+            "wrong": [{**asdict(w), "caught": w.caught, "ok": w.ok} for w in self.wrong],
             "deterministic": self.deterministic,
             "seconds": self.seconds,
             "budget_seconds": self.budget_seconds,

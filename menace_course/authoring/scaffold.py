@@ -65,9 +65,7 @@ def check_slug(course: Course, slug: str) -> None:
     if keyword.iskeyword(slug) or keyword.issoftkeyword(slug):
         raise UsageError(f"{slug!r} is a Python keyword, so it cannot name a function; pick another")
     if hasattr(builtins, slug):
-        raise UsageError(
-            f"{slug!r} is one of Python's built-in names; a function called that would hide it"
-        )
+        raise UsageError(f"{slug!r} is one of Python's built-in names; a function called that would hide it")
     if slug in sys.stdlib_module_names or importlib.util.find_spec(slug) is not None:
         raise UsageError(
             f"{slug!r} is the name of a Python module; a student's file named after it "
@@ -78,14 +76,13 @@ def check_slug(course: Course, slug: str) -> None:
     taken = [rel for rel in _targets(slug) if (course.root / rel).exists()]
     if taken:
         raise UsageError(
-            f"{slug!r} is taken: {', '.join(taken)} already exist(s); pick another name "
-            "or remove them"
+            f"{slug!r} is taken: {', '.join(taken)} already exist(s); pick another name or remove them"
         )
 
 
 def _targets(slug: str) -> list[str]:
     folders = [f"challenges/{slug}", f"hidden_tests/{slug}", f"reference/{slug}.py"]
-    return folders + [f"feedback_templates/hints/{slug}_rules.md.j2"]
+    return [*folders, f"feedback_templates/hints/{slug}_rules.md.j2"]
 
 
 def _environment() -> jinja2.Environment:

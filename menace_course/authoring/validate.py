@@ -99,9 +99,7 @@ def validate_challenge(
     used = checks.hints_used(challenge, suite, test_files)
     missing = checks.missing_hints(course, used)
     found.hints_missing = tuple(missing)
-    found.problems += [
-        f"hint {h!r} has no words: write feedback_templates/hints/{h}.md.j2" for h in missing
-    ]
+    found.problems += [f"hint {h!r} has no words: write feedback_templates/hints/{h}.md.j2" for h in missing]
     if reference_path.is_file():
         _check_reference(course, found, suite, judge.kind, reference_path)
     _check_starter_and_wrong(course, found, suite, judge.kind)
@@ -109,9 +107,7 @@ def validate_challenge(
     return _result(found, score)
 
 
-def _check_reference(
-    course: Course, found: _Findings, suite: Suite, kind: SandboxKind, path: Path
-) -> None:
+def _check_reference(course: Course, found: _Findings, suite: Suite, kind: SandboxKind, path: Path) -> None:
     first = checks.run_file(path, suite, kind)
     failed = checks.failed_tests(first)
     found.reference_passes = first.passed
@@ -124,7 +120,9 @@ def _check_reference(
     deterministic = checks.outcomes(first) == checks.outcomes(second)
     found.deterministic = deterministic
     if not deterministic:
-        changed = [a[0] for a, b in zip(checks.outcomes(first), checks.outcomes(second)) if a != b]
+        changed = [
+            a[0] for a, b in zip(checks.outcomes(first), checks.outcomes(second), strict=False) if a != b
+        ]
         found.problems.append(f"the suite is not deterministic: {', '.join(changed)} changed")
     budget = found.challenge.limits.budget_seconds
     if first.seconds > budget:

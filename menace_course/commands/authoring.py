@@ -16,10 +16,10 @@ from menace_course.errors import UsageError
 def _author_course(explicit: Path | None) -> Course:
     """The course to work on; never the copy installed with the package (a student's kit)."""
     course = find_course(explicit)
-    if course.root == BUNDLED_COURSE.resolve() or not course.has_hidden_tests and explicit is None:
+    if course.root == BUNDLED_COURSE.resolve():
         raise UsageError(
-            "no instructor's course here: run inside the course folder (the one with "
-            "challenges/, hidden_tests/ and reference/) or pass --course DIR"
+            "no course here: run inside your course folder (the one with challenges/, "
+            "hidden_tests/ and reference/) or pass --course DIR"
         )
     return course
 
@@ -56,7 +56,7 @@ def new(slug: str, course: Path | None) -> int:
 
 
 @click.command()
-@click.argument("slug", required=False)
+@click.argument("slugs", metavar="[SLUG]...", nargs=-1)
 @click.option(
     "--format",
     "output_format",
@@ -76,10 +76,8 @@ def new(slug: str, course: Path | None) -> int:
     "--jobs", type=click.IntRange(1, 64), default=2, show_default=True, help="Mutants judged at once."
 )
 @course_option
-def validate(
-    slug: str | None, output_format: str, sandbox: str, jobs: int, course: Path | None
-) -> int:
-    """Prove the tests of SLUG (default: every challenge) catch wrong solutions.
+def validate(slugs: tuple[str, ...], output_format: str, sandbox: str, jobs: int, course: Path | None) -> int:
+    """Prove the tests of each SLUG (default: every challenge) catch wrong solutions.
 
     \b
     Checks that the reference passes every test, twice alike and within the time
@@ -102,11 +100,10 @@ def validate(
     from menace_course.sandbox.launch import choose_kind
 
     the_course = _author_course(course)
-    slugs = [slug] if slug else []
-    if slug is not None:
-        catalog.load_challenge(the_course, slug)  # unknown slug: exit 2 with suggestions
+    for slug in slugs:
+        catalog.load_challenge(the_course, slug)  # an unknown slug: exit 2, with suggestions
     kind = choose_kind(sandbox)
-    result = validate_course(the_course, slugs, kind, jobs=jobs, progress=progress_bar)
+    result = validate_course(the_course, list(slugs), kind, jobs=jobs, progress=progress_bar)
     if output_format == "json":
         click.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
