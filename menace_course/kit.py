@@ -6,13 +6,15 @@ falls back to the copy inside the package. What the kit's course holds is decide
 and only here::
 
     _course/
-      challenges/<slug>/      README.md, challenge.toml, starter.py ... (as the author wrote them)
+      challenges/<slug>/      README.md, challenge.toml, starter.* (as the author wrote them)
         hidden.json           the hidden tests' names, titles, kinds, hints and points
       feedback_templates/     all the wording, hints included
       reference/steps/        the lesson's Step 1-4 programs (lesson content, not answers)
 
-Never in it: ``hidden_tests/`` (the test code and every input and expected value in it)
-and ``reference/<slug>.py`` (the solutions). ``menace check`` against a kit runs the
+Never in it: ``hidden_tests/`` (the test code and every input and expected value in it),
+``reference/<slug>.py`` (the solutions), nor any other file of a challenge's folder: only
+the files named above are copied, so an author's ``wrong/`` answers (each a reference
+with one bug) or notes never ship by accident. ``menace check`` against a kit runs the
 visible examples and lists the hidden tests as checks that run when the instructor grades.
 """
 
@@ -50,6 +52,10 @@ instructor runs when grading; their inputs and answers are not in this kit.
 """
 
 
+#: The files of ``challenges/<slug>/`` a kit copies (and ``starter.*``); nothing else.
+PUBLIC_FILES = frozenset({"README.md", "challenge.toml"})
+
+
 @dataclass(frozen=True)
 class Kit:
     """What :func:`build_kit` wrote."""
@@ -70,6 +76,15 @@ def collect_suite(course: Course, challenge: Challenge) -> Suite:
         ) from error
 
 
+def public_files(challenge: Challenge) -> list[Path]:
+    """The files of a challenge's folder that students may have: text, metadata, starters."""
+    return sorted(
+        path
+        for path in challenge.folder.iterdir()
+        if path.is_file() and (path.name in PUBLIC_FILES or path.stem == "starter")
+    )
+
+
 def fill_public_course(course: Course, target: Path) -> tuple[str, ...]:
     """Write the public part of ``course`` into ``target``; return the challenges' slugs.
 
@@ -82,7 +97,9 @@ def fill_public_course(course: Course, target: Path) -> tuple[str, ...]:
     for slug in slugs:
         challenge = catalog.load_challenge(course, slug)
         folder = target / "challenges" / slug
-        copy_tree(challenge.folder, folder)
+        folder.mkdir(parents=True)
+        for path in public_files(challenge):
+            (folder / path.name).write_bytes(path.read_bytes())
         if course.has_hidden_tests:
             entries = manifest_entries(collect_suite(course, challenge))
             (folder / HIDDEN_MANIFEST).write_text(

@@ -32,7 +32,7 @@ from menace_course.catalog import Challenge
 from menace_course.course import Course
 from menace_course.errors import UsageError
 from menace_course.exports.gradescope_results import VISIBILITIES
-from menace_course.kit import collect_suite
+from menace_course.kit import collect_suite, public_files
 
 #: ``reference("after_game")`` or ``reference_module("noughts")`` in a hidden test file.
 _REFERENCE_CALL = re.compile(r"""reference(?:_module)?\(\s*["'](\w+)["']\s*\)""")
@@ -117,7 +117,10 @@ def references_used(path: Path) -> set[str]:
 
 def fill_private_course(course: Course, challenge: Challenge, target: Path) -> None:
     """Write everything grading ``challenge`` needs, and nothing of other challenges."""
-    copy_tree(challenge.folder, target / "challenges" / challenge.slug)
+    folder = target / "challenges" / challenge.slug
+    folder.mkdir(parents=True)
+    for path in public_files(challenge):
+        (folder / path.name).write_bytes(path.read_bytes())
     copy_tree(course.templates_dir, target / "feedback_templates")
     hidden_folder = course.hidden_tests_dir / challenge.slug
     if hidden_folder.is_dir():

@@ -85,6 +85,8 @@ class Submission:
         """``namespace`` is the notebook's globals, where the answer cell defined the function."""
         self._namespace = namespace
         self.last_call: _Call | None = None
+        #: functions that ran out of time: like ``menace``, they are not called again
+        self.timed_out: set[str] = set()
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         """``submission.after_game`` calls the notebook's ``after_game``."""
@@ -95,10 +97,16 @@ class Submission:
             function = self._namespace.get(name)
             if not callable(function):
                 raise StudentFailure(f"{name} is not defined: run the cell with your answer")
+            if name in self.timed_out:
+                raise CallTimeout(f"not checked: {name} took too long earlier")
             sent = copy.deepcopy(args)
             self.last_call = _Call(name, copy.deepcopy(args), sent)
-            with _time_limit(name), _quiet():
-                result = function(*sent)
+            try:
+                with _quiet(), _time_limit(name):
+                    result = function(*sent)
+            except CallTimeout:
+                self.timed_out.add(name)
+                raise
             return copy.deepcopy(result)
 
         return call

@@ -1,0 +1,210 @@
+"""The Gradescope autograder, run offline against a simulated ``/autograder`` tree.
+
+What is real here: the zip is built by ``build_autograder``; ``setup.sh`` is run by bash
+with the tree's root in ``AUTOGRADER_ROOT`` and creates its own virtual environment and
+pip-installs the zip's requirements and wheel into it; ``run_autograder`` is run by bash
+and grades the submission with that environment's Python.
+
+What is simulated: Gradescope's container. ``setup.sh`` skips apt-get
+(``MENACE_SKIP_APT=1``), and its venv sees this environment's packages
+(``MENACE_VENV_OPTIONS=--system-site-packages``) so pip needs no network. The zip is built
+with ``--sandbox process`` because the simulated tree (and its venv) lies under /tmp, which
+the bubblewrap sandbox replaces with an empty tmpfs; on Gradescope it is /autograder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from menace_course import catalog
+from menace_course.course import find_course
+from menace_course.errors import UnknownChallenge, UsageError
+from menace_course.exports import gradescope_run
+from menace_course.exports.gradescope import build_autograder
+from menace_course.exports.gradescope_results import SCHEMA, results_json
+from menace_course.loader import read_submission
+from menace_course.pipeline import check_source
+from menace_course.suite import collect
+from tests.conftest import REPO
+
+NO_FLOOR_DRAW_TWO = """def after_game(beads, square, result):
+    new = list(beads)
+    new[square] += {'win': 3, 'draw': 2, 'loss': -1}[result]
+    return new
+"""
+
+
+def validate(results: dict) -> None:
+    """Check ``results`` against the schema written from Gradescope's spec."""
+    schema = json.loads(SCHEMA.read_text())
+    try:
+        import jsonschema
+    except ImportError:  # by hand: the parts of the schema this export relies on
+        assert set(results) <= set(schema["properties"])
+        assert isinstance(results["score"], int | float) and isinstance(results["output"], str)
+        for test in results.get("tests", []):
+            assert set(test) <= set(schema["$defs"]["test"]["properties"])
+            assert test["status"] in ("passed", "failed")
+            assert test["visibility"] in schema["$defs"]["visibility"]["enum"]
+        return
+    jsonschema.validate(results, schema)
+
+
+@pytest.fixture(scope="module")
+def autograder(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("export") / "autograder.zip"
+    build_autograder(find_course(REPO), "after_game", out, sandbox="process")
+    return out
+
+
+@pytest.fixture(scope="module")
+def installed_root(autograder, tmp_path_factory) -> Path:
+    """A simulated /autograder: source/ unpacked from the zip, then setup.sh run for real."""
+    root = tmp_path_factory.mktemp("autograder")
+    with zipfile.ZipFile(autograder) as archive:
+        archive.extractall(root / "source")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "MENACE_SKIP_APT": "1"}
+    env["MENACE_VENV_OPTIONS"] = "--system-site-packages"
+    done = subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return root
+
+
+def run_autograder(root: Path, submission: dict[str, str], **env_extra: str) -> dict:
+    folder = root / "submission"
+    if folder.exists():
+        for path in sorted(folder.rglob("*"), reverse=True):
+            path.rmdir() if path.is_dir() else path.unlink()
+    folder.mkdir(exist_ok=True)
+    for name, text in submission.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), **env_extra}
+    done = subprocess.run(
+        ["bash", str(root / "source" / "run_autograder")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def test_zip_has_the_scripts_at_its_root_and_the_challenge_private_parts_in_its_wheel(autograder):
+    with zipfile.ZipFile(autograder) as archive:
+        names = set(archive.namelist())
+        modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
+        wheel_name = next(n for n in names if n.endswith(".whl"))
+        assert names == {"setup.sh", "run_autograder", "requirements.txt", wheel_name}
+        assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
+        with archive.open(wheel_name) as raw, zipfile.ZipFile(raw) as wheel:
+            inside = wheel.namelist()
+    course = "menace_course/_course/"
+    assert f"{course}hidden_tests/after_game/test_after_game.py" in inside
+    assert f"{course}reference/after_game.py" in inside
+    assert f"{course}challenges/after_game/challenge.toml" in inside
+    others = [
+        n for n in inside if n.startswith(course) and "after_game" not in n and "feedback_templates" not in n
+    ]
+    assert others == [], "the autograder holds only the exported challenge"
+
+
+def test_buggy_submission_gets_per_test_results_that_follow_the_spec(installed_root):
+    results = run_autograder(installed_root, {"after_game.py": NO_FLOOR_DRAW_TWO})
+    validate(results)
+    tests = results["tests"]
+    assert [t["number"] for t in tests] == [str(i) for i in range(1, len(tests) + 1)]
+    assert results["score"] == sum(t["score"] for t in tests) < sum(t["max_score"] for t in tests)
+    failed = {t["name"]: t for t in tests if t["status"] == "failed"}
+    example = failed["Example 2: after_game([3, 0, 3, 0, 0, 3, 0, 0, 0], 5, 'draw')"]
+    assert example["visibility"] == "visible"
+    assert "expected: [3, 0, 3, 0, 0, 4, 0, 0, 0]" in example["output"]
+    assert "got:      [3, 0, 3, 0, 0, 5, 0, 0, 0]" in example["output"]
+    hidden = failed["A loss on a square that has no beads left keeps it at 0"]
+    assert hidden["visibility"] == "after_published" and hidden["score"] == 0
+    # A hidden test shows its name and hint, never a call, an input or an expected value.
+    assert hidden["output"].splitlines()[0] == "✗ A loss on a square that has no beads left keeps it at 0"
+    assert hidden["output"].splitlines()[1].startswith("hint: A count never goes below 0")
+    assert "[" not in hidden["output"] and "expected" not in hidden["output"]
+    # The top-level feedback holds back the hidden tests' results until they are published.
+    assert "A loss on a square that has no beads left" in results["output"]
+    assert "❌ A loss on a square" not in results["output"]
+
+
+def test_notebook_submission_in_a_subfolder_is_found_and_graded(installed_root):
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": NO_FLOOR_DRAW_TWO}]
+    notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    results = run_autograder(installed_root, {"work/Mine.ipynb": notebook, "notes.txt": "hi"})
+    validate(results)
+    assert results["extra_data"]["menace"]["file"] == "Mine.ipynb"
+    assert results["extra_data"]["menace"]["status"] == "checked"
+
+
+def test_submission_without_a_python_file_scores_zero_with_a_reason(installed_root):
+    results = run_autograder(installed_root, {"answer.txt": "I forgot"})
+    validate(results)
+    assert results["score"] == 0
+    assert "No .py or .ipynb file" in results["output"] and "answer.txt" in results["output"]
+
+
+def test_results_are_written_even_when_python_cannot_start(installed_root):
+    results = run_autograder(
+        installed_root, {"after_game.py": NO_FLOOR_DRAW_TWO}, MENACE_PYTHON="/nonexistent/python"
+    )
+    validate(results)
+    assert results["score"] == 0 and "could not run" in results["output"]
+
+
+def test_a_crash_in_the_grader_becomes_a_score_of_zero_with_a_message(tmp_path, monkeypatch, capsys):
+    (tmp_path / "submission").mkdir()
+
+    def crash(*args):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(gradescope_run, "grade", crash)
+    monkeypatch.setenv("AUTOGRADER_ROOT", str(tmp_path))
+    assert gradescope_run.main(["--challenge", "after_game"]) == 0
+    results = json.loads((tmp_path / "results" / "results.json").read_text())
+    validate(results)
+    assert results["score"] == 0 and "fault is in the grader" in results["output"]
+    assert "boom" not in results["output"]
+    assert "RuntimeError: boom" in capsys.readouterr().out  # stdout: instructor only
+
+
+@pytest.mark.parametrize("hidden", ["hidden", "after_published", "visible"])
+def test_hidden_tests_take_the_visibility_the_instructor_chose(tmp_path, hidden):
+    course = find_course(REPO)
+    path = tmp_path / "after_game.py"
+    path.write_text(NO_FLOOR_DRAW_TWO)
+    suite = collect(course, catalog.load_challenge(course, "after_game"))
+    report = check_source(read_submission(path), suite, "process")
+    results = results_json(report, course.templates_dir, hidden=hidden)
+    validate(results)
+    visibility = {t["tags"][0]: t["visibility"] for t in results["tests"]}
+    assert visibility == {"example": "visible", "hidden": hidden, "property": hidden}
+    shown_now = "❌ A loss on a square that has no beads left keeps it at 0" in results["output"]
+    assert shown_now == (hidden == "visible")
+
+
+def test_schema_rejects_what_gradescope_would_not_read():
+    bad = {"score": 1, "tests": [{"name": "x", "score": 1, "max_score": 1, "status": "skipped"}]}
+    with pytest.raises(Exception, match="skipped"):
+        validate(bad)
+
+
+def test_unknown_challenge_and_an_existing_zip_are_refused(tmp_path, autograder):
+    course = find_course(REPO)
+    with pytest.raises(UnknownChallenge) as unknown:
+        build_autograder(course, "after_gaem", tmp_path / "a.zip")
+    assert unknown.value.exit_code == 2 and "after_game" in str(unknown.value)
+    with pytest.raises(UsageError, match="--force"):
+        build_autograder(course, "after_game", autograder)
