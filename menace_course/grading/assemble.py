@@ -9,8 +9,9 @@ rendered in the worker processes, a chunk of students per task.
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -38,7 +39,6 @@ class Layout:
     templates: Path
     title: str
     challenge: str
-    tests: tuple[TestInfo, ...]
     lms_columns: tuple[str, ...] = ()
     has_late: bool = False
 
@@ -101,18 +101,30 @@ def write_feedback(layout: Layout, keys: Sequence[str], batch: Batch) -> list[st
     return sorted(errors)
 
 
+def _records(store: ResultStore, keys: Sequence[str]) -> Iterator[dict[str, Any]]:
+    for key in keys:
+        record = store.load(key)
+        if record is None:  # cannot happen after a completed batch; never hide it if it does
+            raise RuntimeError(f"the record of {key} vanished from {store.folder}")
+        yield record
+
+
 def write_tables(layout: Layout, store: ResultStore, keys: Sequence[str]) -> ClassStats:
-    """``results.jsonl``, ``grades.csv`` and ``report.html``, in one pass over the records."""
-    stats = ClassStats(layout.tests)
-    columns = header([t.name for t in layout.tests], layout.lms_columns, layout.has_late)
+    """``results.jsonl``, ``grades.csv`` and ``report.html``, in one pass over the records.
+
+    The tests (columns, report rows) are those of the records themselves: every record
+    of an OUT was graded with the same tests (see :mod:`~menace_course.grading.plan`).
+    """
+    records = _records(store, keys)
+    first = next(records, None)
+    tests = tuple(TestInfo(t["name"], t["title"]) for t in first["tests"]) if first else ()
+    stats = ClassStats(tests)
+    columns = header([t.name for t in tests], layout.lms_columns, layout.has_late)
     with (
         atomic_writer(layout.out / "results.jsonl") as jsonl,
         grades_writer(layout.out / "grades.csv", columns) as add_row,
     ):
-        for key in keys:
-            record = store.load(key)
-            if record is None:  # cannot happen after a completed batch; never hide it if it does
-                raise RuntimeError(f"the record of {key} vanished from {store.folder}")
+        for record in itertools.chain([first] if first else [], records):
             jsonl.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
             row = Row.from_record(record)
             add_row(row)

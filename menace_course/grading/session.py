@@ -17,12 +17,13 @@ from typing import Any
 
 from menace_course.catalog import Challenge
 from menace_course.course import Course
+from menace_course.errors import UsageError
 from menace_course.grading.assemble import Layout, assemble
 from menace_course.grading.batch import Batch, grade_task, grader_error_record, make_task
 from menace_course.grading.discover import Discovery, discover
 from menace_course.grading.plan import Plan, make_plan
 from menace_course.grading.record import Row
-from menace_course.grading.stats import ClassStats, TestInfo
+from menace_course.grading.stats import ClassStats
 from menace_course.grading.store import ResultStore
 from menace_course.grading.table import LMS_COLUMNS
 from menace_course.sandbox.launch import SandboxKind
@@ -69,17 +70,19 @@ def prepare(request: Request) -> tuple[Suite, Discovery]:
     """The suite (collected here too, for its hash and test names) and the students found."""
     suite = collect(request.course, request.challenge)
     found = discover(request.submissions, request.challenge.function, request.challenge.slug)
+    if not found.entries:
+        only = f" (only {', '.join(found.ignored)})" if found.ignored else ""
+        raise UsageError(f"{request.submissions} holds no submissions{only}: is it the right folder?")
     return suite, found
 
 
-def _layout(request: Request, suite: Suite, found: Discovery) -> Layout:
+def _layout(request: Request, found: Discovery) -> Layout:
     lms = {column for e in found.entries for column in e.lms}
     return Layout(
         out=request.out,
         templates=request.course.templates_dir,
         title=request.challenge.title,
         challenge=request.challenge.slug,
-        tests=tuple(TestInfo(c.name, c.title) for c in suite.cases),
         lms_columns=tuple(c for c in LMS_COLUMNS if c in lms),
         has_late=any(e.late for e in found.entries),
     )
@@ -98,7 +101,7 @@ def grade_class(
         on_start(len(plan.to_grade))
         changes = _grade(request, plan, store, batch, on_graded)
         keys = [e.key for e in sorted(found.entries, key=lambda e: (e.student.casefold(), e.key))]
-        done = assemble(_layout(request, suite, found), store, keys, batch)
+        done = assemble(_layout(request, found), store, keys, batch)
     return Summary(
         stats=done.stats,
         graded=len(plan.to_grade),

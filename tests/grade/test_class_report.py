@@ -1,0 +1,111 @@
+"""The class report and grades.csv, from rows made by hand."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from conftest import REPO
+
+from menace_course.grading.record import Row, TestCell
+from menace_course.grading.report import render_class_report
+from menace_course.grading.stats import ClassStats, TestInfo
+from menace_course.grading.table import grades_writer, header
+
+TESTS = (
+    TestInfo("win", "A win adds 3"),
+    TestInfo("loss", "A loss takes 1"),
+    TestInfo("floor", "Never below 0"),
+)
+
+
+def row(student: str, status: str, failing: tuple[str, ...] = (), seconds: float = 0.1, **lms: str) -> Row:
+    ran = status in ("passed", "failed")
+    cells = tuple(
+        TestCell(
+            t.name,
+            "failed" if t.name in failing or not ran else "passed",
+            0.0 if t.name in failing or not ran else 1.0,
+            1.0,
+        )
+        for t in TESTS
+    )
+    return Row(
+        student=student,
+        key=student,
+        score=sum(c.points for c in cells),
+        max_score=3.0,
+        status=status,
+        reason="",
+        file=f"{student}.py",
+        source=f"{student}.py",
+        lms=lms,
+        late=False,
+        seconds=seconds,
+        tests=cells,
+        challenge="after_game",
+        suite_hash="h",
+    )
+
+
+CLASS = [
+    row("ada", "passed"),
+    row("bo", "failed", ("floor",)),
+    row("cy", "failed", ("floor",), seconds=2.5),
+    row("<script>alert(1)</script>", "failed", ("loss", "floor")),
+    row("eve", "syntax_error"),
+]
+
+
+def stats_of(rows: list[Row]) -> ClassStats:
+    stats = ClassStats(TESTS)
+    for r in rows:
+        stats.add(r)
+    return stats
+
+
+def test_pass_rates_count_only_submissions_that_ran() -> None:
+    stats = stats_of(CLASS)
+    assert stats.ran == 4
+    assert stats.pass_rate("win") == 1.0 and stats.pass_rate("floor") == 0.25
+
+
+def test_submissions_failing_the_same_tests_are_grouped_largest_first() -> None:
+    groups = stats_of(CLASS).failing_groups
+    assert [(g.failing, g.count) for g in groups] == [(("floor",), 2), (("loss", "floor"), 1)]
+    assert groups[0].names == ["bo", "cy"]
+
+
+def test_the_slowest_submissions_come_first() -> None:
+    assert stats_of(CLASS).slowest[0][:2] == (2.5, "cy")
+
+
+def test_the_report_is_one_html_file_with_inline_plots_and_escaped_names() -> None:
+    html = render_class_report(
+        stats_of(CLASS), REPO / "feedback_templates", "Back into the box", "after_game"
+    )
+    assert html.count("<svg") == 2 and "<img" not in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "Never below 0" in html and "syntax_error" in html
+
+
+def test_grades_csv_has_lms_columns_and_one_column_per_test(tmp_path: Path) -> None:
+    columns = header([t.name for t in TESTS], ["canvas_id"], has_late=False)
+    with grades_writer(tmp_path / "grades.csv", columns) as add:
+        add(row("bo", "failed", ("floor",), canvas_id="12345"))
+    table = list(csv.DictReader((tmp_path / "grades.csv").open(newline="")))
+    assert columns[:7] == ["student", "score", "max_score", "status", "reason", "file", "canvas_id"]
+    assert table == [
+        {
+            "student": "bo",
+            "score": "2",
+            "max_score": "3",
+            "status": "failed",
+            "reason": "",
+            "file": "bo.py",
+            "canvas_id": "12345",
+            "win": "1",
+            "loss": "1",
+            "floor": "0",
+        }
+    ]
