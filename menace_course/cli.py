@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Sequence
+
 import click
 
 from menace_course import __version__

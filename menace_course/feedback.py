@@ -27,7 +27,7 @@ TEMPLATE_FOR: dict[str, str] = {
 }
 #: Longest piece of student-made text shown (Exercism's 500-character rule).
 STUDENT_TEXT_CAP = 500
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def cap(text: str | None, limit: int = STUDENT_TEXT_CAP) -> str:
@@ -38,6 +38,16 @@ def cap(text: str | None, limit: int = STUDENT_TEXT_CAP) -> str:
     if len(text) > limit:
         text = text[:limit] + f" … (truncated, {len(text) - limit} more characters)"
     return text
+
+
+def cap_block(text: str | None, limit: int = STUDENT_TEXT_CAP) -> str:
+    """Like :func:`cap`, but keeps line breaks (for what a student's code printed)."""
+    if not text:
+        return ""
+    shown = "\n".join(cap(line, limit) for line in text[:limit].split("\n"))
+    if len(text) > limit:
+        shown += f"\n… (truncated, {len(text) - limit} more characters)"
+    return shown
 
 
 def _code_html(text: str) -> str:
@@ -67,6 +77,7 @@ def environment(templates: Path, format: Format) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["cap"] = cap
+    env.filters["cap_block"] = cap_block
     env.filters["codehtml"] = lambda text: markupsafe.Markup(_code_html(str(text)))
     env.filters["indent_lines"] = lambda text, n=4: "\n".join(" " * n + ln for ln in str(text).splitlines())
     env.globals["hint_text"] = lambda hint_id: hint_text(env, hint_id)

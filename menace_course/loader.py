@@ -99,9 +99,7 @@ def notebook_code(text: str) -> str:
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        lines = [
-            ("# " + ln) if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()
-        ]
+        lines = [("# " + ln) if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
         chunks.append("\n".join(lines))
     return "\n\n".join(chunks) + "\n"
 
@@ -119,17 +117,11 @@ def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
         detail = Detail(
             problem="syntax", error_type="SyntaxError", error_message=error.msg, traceback=(line,)
         )
-        problem = LoadProblem(
-            f"Python could not read {path.name}, so no functions were checked", detail
-        )
+        problem = LoadProblem(f"Python could not read {path.name}, so no functions were checked", detail)
         return Source(path, text, Status.SYNTAX_ERROR, problem, notices=notices)
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
-        return Source(
-            path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}")
-        )
-    return Source(
-        path, text, Status.CHECKED, defined=frozenset(_defined_names(tree)), notices=notices
-    )
+        return Source(path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}"))
+    return Source(path, text, Status.CHECKED, defined=frozenset(_defined_names(tree)), notices=notices)
 
 
 def _defined_names(tree: ast.Module) -> set[str]:
@@ -140,3 +132,18 @@ def _defined_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names
+
+
+def calls_by_function(text: str) -> dict[str, set[str]]:
+    """For each top-level function, the plain names it calls (used to tell helpers apart)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    calls: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            calls[node.name] = {
+                n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            }
+    return calls

@@ -35,6 +35,15 @@ from menace_course.sandbox.outcomes import LoadOutcome, SandboxFailure
 from menace_course.sandbox.worker import Worker
 from menace_course.suite import Suite
 
+#: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
+LOAD_PROBLEMS = {
+    "EOFError": "input",
+    "SystemExit": "exit",
+    "MemoryError": "memory",
+    "ModuleNotFoundError": "import",
+    "ImportError": "import",
+}
+
 
 def _skipped(suite: Suite, why: str) -> tuple[TestResult, ...]:
     return tuple(
@@ -66,9 +75,7 @@ def _load_problem(load: LoadOutcome, name: str) -> LoadProblem:
     exception = load.exception
     assert exception is not None
     frames = tuple(Line(**f.__dict__) for f in exception.frames)
-    problem = {"EOFError": "input", "SystemExit": "exit", "MemoryError": "memory"}.get(
-        exception.type_name, "raised"
-    )
+    problem = LOAD_PROBLEMS.get(exception.type_name, "raised")
     detail = Detail(
         problem=problem,
         error_type=exception.type_name,

@@ -35,7 +35,7 @@ MESSAGES = {
     "raised": "stopped with an error",
     "timeout": "did not finish in time",
     "budget": "not checked: the time for this file ran out",
-    "dead": "not checked: the function took too long or stopped Python earlier",
+    "dead": "not checked: the function took too long, ran out of memory or stopped Python earlier",
     "crashed": "stopped Python itself",
     "memory": "used more memory than allowed",
     "recursion": "called itself without end",
@@ -44,6 +44,10 @@ MESSAGES = {
     "flaky": "gave different answers for the same input",
     "unusable": "returned something the check could not use",
 }
+
+
+#: Problems about the value returned, where a test's own hint helps.
+VALUE_PROBLEMS = frozenset({"different", "wrong_type", "changed_input", "broken_rule", "unusable", "flaky"})
 
 
 def show(value: Any) -> str:
@@ -70,11 +74,7 @@ def _call_detail(problem: str, record: CallRecord | None) -> dict[str, Any]:
     values: dict[str, Any] = {"problem": problem, "call": call_text(record.function, record.args)}
     if outcome is not None:
         if outcome.printed.text:
-            suffix = (
-                f"\n… ({outcome.printed.dropped} more characters)"
-                if outcome.printed.dropped
-                else ""
-            )
+            suffix = f"\n… ({outcome.printed.dropped} more characters)" if outcome.printed.dropped else ""
             values["printed"] = outcome.printed.text + suffix
         if outcome.exception is not None:
             values["error_type"] = outcome.exception.type_name
@@ -114,7 +114,7 @@ def _detail(case: Case, error: BaseException, problem: str, record: CallRecord |
     if isinstance(error, Mismatch):
         values["expected"] = show(error.expected)
         values["got"] = show(error.got)
-        values["got_type"] = type(error.got).__name__
+        values["got_type"] = getattr(error.got, "type_name", None) or type(error.got).__name__
         values["first_difference"] = first_difference(error.got, error.expected)
     elif isinstance(error, ChangedInput):
         values["expected"] = show(error.before)
@@ -146,9 +146,7 @@ def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
         "seconds": round(seconds, 4),
     }
     if error is None:
-        return TestResult(
-            outcome=Outcome.PASSED, message="passed", points=case.points, hint=None, **common
-        )
+        return TestResult(outcome=Outcome.PASSED, message="passed", points=case.points, hint=None, **common)
     problem = _problem_of(error)
     record = proxy.last_call
     if problem == "dead" and proxy.first_problem is not None:
@@ -156,10 +154,12 @@ def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
         error, record = proxy.first_problem
         problem = _problem_of(error)
     hint = getattr(error, "hint", None)
-    if hint is None and not (
-        case.kind is Kind.EXAMPLE and problem not in ("different", "wrong_type")
+    if (
+        hint is None
+        and problem in VALUE_PROBLEMS
+        and not (case.kind is Kind.EXAMPLE and problem == "changed_input")
     ):
-        # An example's hint speaks of values; a changed input or a crash has its own advice.
+        # A test's hint speaks of values; a crash or a timeout has its own advice.
         hint = case.hint
     return TestResult(
         outcome=_outcome_for(problem),

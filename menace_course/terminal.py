@@ -42,6 +42,8 @@ def print_feedback(text: str, stream: TextIO | None = None, ascii_only: bool = F
 
     console = Console(file=stream, highlight=False, markup=False, emoji=False, soft_wrap=True)
     for line in text.rstrip("\n").split("\n"):
-        stripped = line.lstrip()
+        # Only our own verdict lines, at the margin or indented by two, are coloured;
+        # anything a student's code printed is indented further and stays plain.
+        stripped = line[2:] if line.startswith("  ") else line
         style = next((s for mark, s in _STYLES.items() if stripped.startswith(mark)), None)
         console.print(Text(line, style=style or ""))

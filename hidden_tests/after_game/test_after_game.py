@@ -89,7 +89,8 @@ def test_agrees_with_michies_rules_on_any_box(submission, beads, square, result)
 def test_never_a_negative_count(submission, beads, square, result):
     """No bead count is ever below 0."""
     got = submission.after_game(beads, square, result)
-    expect(type(got) is list and all(type(n) is int and n >= 0 for n in got), "a count went below 0")
+    expect(type(got) is list and len(got) == 9, "after_game must give back a list of 9 counts")
+    expect(all(type(n) is int and n >= 0 for n in got), "a count went below 0")
 
 
 @hint("copy_the_list")

@@ -16,7 +16,7 @@ from menace_course.catalog import Challenge
 from menace_course.course import Course, find_course
 from menace_course.errors import UsageError
 from menace_course.feedback import render_many
-from menace_course.loader import Source, read_submission
+from menace_course.loader import Source, calls_by_function, read_submission
 from menace_course.models import Status, SubmissionReport
 from menace_course.sandbox.launch import choose_kind
 from menace_course.terminal import print_feedback
@@ -33,6 +33,8 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
     if slug is not None:
         return [catalog.load_challenge(course, slug)]
     found = catalog.detect(course, set(source.defined))
+    if len(found) > 1:
+        found = _without_helpers(found, source)
     if found:
         return found
     # The file could not be parsed, or defines none of the functions: guess from its text
@@ -49,6 +51,26 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
         f"{source.path.name} defines none of the challenges' functions ({slugs}); "
         "name the challenge with --challenge SLUG"
     )
+
+
+def _without_helpers(found: list[Challenge], source: Source) -> list[Challenge]:
+    """Drop challenges whose function the file only uses as a helper of another answer.
+
+    The count_boxes starter defines the lesson's ``name`` helper, which is also the
+    ``name`` challenge's function; such a file answers count_boxes, not both. A file named
+    after one challenge (``count_boxes.py``) answers that one.
+    """
+    by_stem = [c for c in found if c.slug == source.path.stem]
+    if by_stem:
+        return by_stem
+    called = calls_by_function(source.text)
+    helpers = {
+        c.function
+        for c in found
+        for other in found
+        if other is not c and c.function in called.get(other.function, set())
+    }
+    return [c for c in found if c.function not in helpers] or found
 
 
 @click.command()

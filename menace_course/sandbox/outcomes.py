@@ -104,3 +104,25 @@ def exception_from(data: Any) -> StudentException:
         message=str(data.get("message", ""))[:500],
         frames=tuple(frames),
     )
+
+
+def functions_from(data: Any) -> dict[str, dict[str, Any]]:
+    """The child's table of the functions a submission defines, checked field by field."""
+    if not isinstance(data, dict) or len(data) > 10_000:
+        raise ProtocolError("bad functions")
+    table: dict[str, dict[str, Any]] = {}
+    for name, info in data.items():
+        if not isinstance(name, str) or not isinstance(info, dict):
+            raise ProtocolError("bad function entry")
+        params, low, high = info.get("params"), info.get("min"), info.get("max")
+        if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
+            raise ProtocolError("bad params")
+        if type(low) is not int or not (high is None or type(high) is int):
+            raise ProtocolError("bad arity")
+        table[name[:200]] = {
+            "params": [p[:100] for p in params[:50]],
+            "min": low,
+            "max": high,
+            "is_function": info.get("is_function") is True,
+        }
+    return table

@@ -31,6 +31,7 @@ from menace_course.sandbox.outcomes import (
     ProtocolError,
     SandboxFailure,
     exception_from,
+    functions_from,
     printed_from,
 )
 
@@ -44,7 +45,7 @@ class Worker:
             outcome = worker.call("after_game", [[4] * 9, 0, "win"])
     """
 
-    #: A function that stops Python this many times is not called again.
+    #: A function that stops Python (or runs out of memory) this many times is not called again.
     CRASHES_BEFORE_GIVING_UP = 3
 
     def __init__(self, source: str, kind: SandboxKind, limits: Limits) -> None:
@@ -133,7 +134,7 @@ class Worker:
             self._kill()
             return LoadOutcome("timeout")
         except (EOFError, ProtocolError):
-            code = self._kill()
+            code = self._kill(grace=0.2)
             complaint = self._sandbox_complaint()
             if complaint:
                 raise SandboxFailure(complaint) from None
@@ -141,16 +142,14 @@ class Worker:
         try:
             printed = printed_from(message.get("printed"))
             if message.get("ready") is True:
-                functions = message.get("functions")
-                if not isinstance(functions, dict):
-                    raise ProtocolError("bad functions")
+                functions = functions_from(message.get("functions"))
                 return LoadOutcome("ready", functions=functions, printed=printed)
             if message.get("ready") is False:
                 self._kill()
                 return LoadOutcome("raised", printed=printed, exception=exception_from(message.get("error")))
             raise ProtocolError("bad ready message")
         except (ProtocolError, TypeError, ValueError):
-            return LoadOutcome("crashed", exit_code=self._kill())
+            return LoadOutcome("crashed", exit_code=self._kill(grace=0.2))
 
     def _sandbox_complaint(self) -> str:
         """What the sandbox itself printed before the harness took over (empty if nothing)."""
@@ -168,8 +167,14 @@ class Worker:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
 
-    def _kill(self) -> int | None:
+    def _kill(self, grace: float = 0.0) -> int | None:
+        """Kill the child's whole process group; ``grace`` lets a child that is exiting finish."""
         code = None
+        if self._process is not None and grace:
+            try:
+                code = self._process.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
         if self._process is not None:
             try:
                 os.killpg(self._process.pid, signal.SIGKILL)
@@ -218,18 +223,23 @@ class Worker:
             os.write(self._requests, wire.dumps(request))
             reply = self._read_message(deadline)
             outcome = self._parse_reply(reply, self._next_id)
+            if outcome.exception is not None and outcome.exception.type_name == "MemoryError":
+                self._count_crash(function)  # a memory bomb costs a second a call: stop early
         except TimeoutError:
             self._kill()
             self.dead_functions.add(function)
             outcome = CallOutcome("timeout" if deadline >= self.limits.call_seconds else "budget")
         except (EOFError, BrokenPipeError, ProtocolError, wire.WireError):
-            outcome = CallOutcome("crashed", exit_code=self._kill())
-            self._crashes[function] = self._crashes.get(function, 0) + 1
-            if self._crashes[function] >= self.CRASHES_BEFORE_GIVING_UP:
-                self.dead_functions.add(function)
+            outcome = CallOutcome("crashed", exit_code=self._kill(grace=0.2))
+            self._count_crash(function)
         seconds = time.monotonic() - started
         self.spent += seconds
         return CallOutcome(**{**outcome.__dict__, "seconds": seconds})
+
+    def _count_crash(self, function: str) -> None:
+        self._crashes[function] = self._crashes.get(function, 0) + 1
+        if self._crashes[function] >= self.CRASHES_BEFORE_GIVING_UP:
+            self.dead_functions.add(function)
 
     def _parse_reply(self, reply: dict[str, Any], expected_id: int) -> CallOutcome:
         if reply.get("id") != expected_id or not isinstance(reply.get("ok"), bool):
