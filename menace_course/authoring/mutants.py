@@ -173,6 +173,8 @@ def _swap_and_unparse(
     parent = parents.get(id(node))
     if parent is None:
         return None
+    if "lineno" in replacement._attributes and not hasattr(replacement, "lineno"):
+        ast.fix_missing_locations(ast.copy_location(replacement, node))  # unparse reads lineno
     restore = _replace_in(parent, node, replacement)
     try:
         text = ast.unparse(tree)
