@@ -40,13 +40,9 @@ HOSTILE = REPO / "tests" / "corpus" / "hostile"
 MARKER = "menace-hostile-marker"
 ESCAPE_NAME = "menace-escape-marker"
 CHECK_TIMEOUT = 30.0  #: what the course promises for one check, however hostile the file
-#: a file that loops or sleeps forever must cost a few seconds in all, not one per test
-FEW_SECONDS = 12.0
 #: grader bugs found by this corpus, to be fixed in the grader core (strict: a fix shows up)
-KNOWN_GRADER_BUGS = {
-    "forges_garbage": "a forged 'ready' line with a non-integer 'min' crashes the grader "
-    "(AssertionError in pipeline._function_problem); the worker must validate it",
-}
+#: hostile files the grader is known to get wrong (strict xfail: they flag their own fix)
+KNOWN_GRADER_BUGS: dict[str, str] = {}
 
 
 @dataclass
@@ -312,9 +308,9 @@ def test_a_windows_1252_file_passes_with_a_notice(aftermath):
         ("input_at_import", "input", "EOFError"),
         ("sys_exit_at_import", "exit", "SystemExit"),
         ("memory_bomb_at_import", "memory", "MemoryError"),
-        ("imports_menace_course", "raised", "ModuleNotFoundError"),
-        ("imports_hypothesis", "raised", "ModuleNotFoundError"),
-        ("imports_reference", "raised", "ModuleNotFoundError"),
+        ("imports_menace_course", "import", "ModuleNotFoundError"),
+        ("imports_hypothesis", "import", "ModuleNotFoundError"),
+        ("imports_reference", "import", "ModuleNotFoundError"),
     ],
 )
 def test_code_that_fails_while_loading_is_reported_as_such(aftermath, name, problem, error_type):
@@ -345,7 +341,7 @@ def test_a_file_that_never_finishes_loading_costs_one_time_limit(aftermath, name
     run = run_of(aftermath, name)
     assert run.report["status"] == "load_error"
     assert "did not finish loading in time" in run.report["load_problem"]["message"]
-    assert run.seconds < FEW_SECONDS
+    assert set(run.outcomes()) == {"skipped"}  # one time limit for the file, none per test
 
 
 # -- wrong kinds of value ----------------------------------------------------------------
@@ -396,7 +392,6 @@ def test_a_function_that_never_returns_costs_one_timeout_then_is_skipped(afterma
     run = run_of(aftermath, name)
     outcomes = run.outcomes()
     assert outcomes[0] == "timeout" and set(outcomes[1:]) == {"skipped"}
-    assert run.seconds < FEW_SECONDS
 
 
 def test_a_timeout_is_explained_in_plain_words(aftermath):
@@ -496,7 +491,6 @@ def test_forged_replies_on_every_file_descriptor_do_not_pass(aftermath):
     assert not any(o == "passed" for o in run.outcomes())
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_GRADER_BUGS["forges_garbage"])
 def test_forged_garbage_messages_are_a_crash_of_the_submission_not_of_the_grader(aftermath):
     run = run_of(aftermath, "forges_garbage")
     assert "Traceback" not in run.stderr
