@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 from menace_course.authoring.mutants import generate_mutants
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def mutants_of(code: str, only: tuple[str, ...] = ()) -> dict[str, str]:

@@ -7,12 +7,14 @@ import importlib.util
 import itertools
 import random
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import REPO
 
 from menace_course import engine, noughts
 from menace_course.testing import use_course_references
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def load(path):
