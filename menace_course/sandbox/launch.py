@@ -117,6 +117,16 @@ def _site_dirs() -> list[Path]:
     return sorted(Path(c) for c in candidates if c and Path(c).is_dir())
 
 
+def _world_readable_python() -> bool:
+    """True when every folder above the interpreter and its library lets anyone in."""
+    paths = [Path(sys.executable).resolve(), *(_interpreter_roots() or [Path(sys.base_prefix)])]
+    for path in paths:
+        for folder in path.parents:
+            if not folder.stat().st_mode & 0o001:
+                return False
+    return True
+
+
 def _parents_needing_dirs(path: Path) -> list[Path]:
     # bubblewrap copies the mode of a parent it creates (e.g. /root is 0700), which would
     # stop the unprivileged child; create each parent first with mode 0755.
@@ -133,7 +143,9 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
     settings = {
         "limits": limits.rlimits(),
         "print_limit": limits.print_chars,
-        "drop_to_uid": NOBODY if as_root and kind == "bwrap" else None,
+        # As root, the child always becomes nobody under bubblewrap; as a plain process it
+        # can only when nobody may read the interpreter (not, e.g., a Python under /root).
+        "drop_to_uid": NOBODY if as_root and (kind == "bwrap" or _world_readable_python()) else None,
     }
     python = str(Path(sys.executable))
     if kind == "process":
