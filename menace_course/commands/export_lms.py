@@ -106,5 +106,10 @@ def nbgrader(slug: str, out_dir: Path, force: bool, course: Path | None) -> int:
         click.echo(f"wrote {written.config}")
     else:
         click.echo(f"kept the existing {written.config}")
+    if written.needs_package:
+        click.echo(
+            f"note: the hidden tests of {slug} use the lesson's modules: install menace-course "
+            "(the student kit is enough) where nbgrader's kernel runs"
+        )
     click.echo(f"next: cd {out_dir} && nbgrader generate_assignment {written.assignment}")
     return 0

@@ -53,6 +53,7 @@ from menace_course.kit import collect_suite
 from menace_course.models import Kind
 from menace_course.suite import Case
 
+TESTING = "menace_course.testing"
 #: The names a hidden test module may import from ``menace_course.testing`` in a notebook.
 NOTEBOOK_API = frozenset(
     {
@@ -93,6 +94,7 @@ class NbgraderExport:
     config_written: bool
     test_cells: int
     points: float
+    needs_package: bool
 
 
 def checks_source(call_seconds: float) -> str:
@@ -113,34 +115,41 @@ def checks_source(call_seconds: float) -> str:
 
 
 def hidden_module_source(path: Path) -> str:
-    """A hidden test file as the notebook runs it: imports of ``menace_course.testing`` blanked.
+    """A hidden test file as the notebook runs it: its import of ``menace_course.testing`` blanked.
 
-    The blanked lines stay as empty lines, so every test keeps its line numbers and its
-    source text (hypothesis derives its derandomized examples from that text).
+    The checks cell provides those names instead. The blanked lines stay as empty lines,
+    so every test keeps its line numbers and its source text (hypothesis derives its
+    derandomized examples from that text). Imports of the lesson's own modules
+    (``menace_course.noughts`` and the like) stay: the kernel then needs this package.
 
     Raises:
-        CourseError: the file imports other parts of ``menace_course`` or names the API lacks.
+        CourseError: the file imports names the checks cell does not provide.
     """
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     for node in ast.walk(ast.parse(text, filename=str(path))):
-        if isinstance(node, ast.ImportFrom):
-            modules = [node.module or ""]
-        elif isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        else:
+        if isinstance(node, ast.Import) and any(a.name == TESTING for a in node.names):
+            raise CourseError(f"{path}:{node.lineno}: write `from {TESTING} import ...` for a notebook")
+        if not isinstance(node, ast.ImportFrom) or node.module != TESTING:
             continue
-        if not any(m == "menace_course" or m.startswith("menace_course.") for m in modules):
-            continue
-        names = {alias.name for alias in node.names}
-        if modules != ["menace_course.testing"] or not names <= NOTEBOOK_API:
+        unknown = {alias.name for alias in node.names} - NOTEBOOK_API
+        if unknown:
             raise CourseError(
-                f"{path}:{node.lineno}: a notebook can only import "
-                f"{', '.join(sorted(NOTEBOOK_API))} from menace_course.testing"
+                f"{path}:{node.lineno}: a notebook has no {', '.join(sorted(unknown))} "
+                f"(it offers {', '.join(sorted(NOTEBOOK_API))})"
             )
         for index in range(node.lineno - 1, node.end_lineno or node.lineno):
             lines[index] = ""
     return "\n".join(lines) + "\n"
+
+
+def needs_package(source: str) -> bool:
+    """True when a hidden module still imports ``menace_course`` (the kernel must have it)."""
+    return any(
+        (isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "menace_course")
+        or (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "menace_course" for a in n.names))
+        for n in ast.walk(ast.parse(source))
+    )
 
 
 def _test_files(course: Course, slug: str) -> dict[str, Path]:
@@ -167,8 +176,17 @@ def _example_cell(challenge: Challenge, case: Case, index: int, hint: str) -> di
     return code_cell("\n".join(lines) + "\n", grade_id=case.name, points=case.points)
 
 
-def build_notebook(course: Course, challenge: Challenge) -> tuple[dict[str, Any], list[Case]]:
-    """The source notebook of ``challenge`` and the tests it holds, one cell each."""
+@dataclass(frozen=True)
+class AssignmentNotebook:
+    """A source notebook, the tests it holds (one cell each) and what its kernel needs."""
+
+    document: dict[str, Any]
+    cases: tuple[Case, ...]
+    needs_package: bool  #: hidden tests import the lesson's modules from menace_course
+
+
+def build_notebook(course: Course, challenge: Challenge) -> AssignmentNotebook:
+    """The source notebook of ``challenge``: text, answer, checks, one cell per test."""
     suite = collect_suite(course, challenge)
     env = environment(course.templates_dir, "text")
     reference = course.reference_dir / f"{challenge.slug}.py"
@@ -189,6 +207,7 @@ def build_notebook(course: Course, challenge: Challenge) -> tuple[dict[str, Any]
         code_cell(checks_source(challenge.limits.call_seconds), grade_id="checks", locked=True),
     ]
     index = 0
+    package = False
     for case in suite.cases:
         words = hint_text(env, case.hint)
         if case.kind is Kind.EXAMPLE:
@@ -203,8 +222,10 @@ def build_notebook(course: Course, challenge: Challenge) -> tuple[dict[str, Any]
             for name in sorted(references_used(path))
         }
         label = f"<hidden_tests/{challenge.slug}/{path.name}>"
-        cells.append(hidden_test_cell(case, words, hidden_module_source(path), label, references))
-    return notebook(cells), list(suite.cases)
+        source = hidden_module_source(path)
+        package = package or needs_package(source)
+        cells.append(hidden_test_cell(case, words, source, label, references))
+    return AssignmentNotebook(notebook(cells), suite.cases, package)
 
 
 def export_assignment(course: Course, slug: str, out_dir: Path, *, force: bool = False) -> NbgraderExport:
@@ -221,10 +242,10 @@ def export_assignment(course: Course, slug: str, out_dir: Path, *, force: bool =
     target = out_dir / "source" / slug / f"{slug}.ipynb"
     if target.exists() and not force:
         raise UsageError(f"{target} already exists; pass --force to replace it")
-    document, cases = build_notebook(course, challenge)
+    built = build_notebook(course, challenge)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
-    partial.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.write_text(json.dumps(built.document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     partial.replace(target)
     config = out_dir / "nbgrader_config.py"
     config_written = not config.exists()
@@ -235,6 +256,7 @@ def export_assignment(course: Course, slug: str, out_dir: Path, *, force: bool =
         notebook=target,
         config=config,
         config_written=config_written,
-        test_cells=len(cases),
-        points=sum(c.points for c in cases),
+        test_cells=len(built.cases),
+        points=sum(c.points for c in built.cases),
+        needs_package=built.needs_package,
     )

@@ -73,18 +73,49 @@ class CallTimeout(StudentFailure):
     """The function did not finish in time."""
 
 
-class _Call:
-    def __init__(self, function: str, before: tuple[Any, ...], sent: tuple[Any, ...]) -> None:
-        self.function, self.before, self.sent = function, before, sent
+def fresh(value: Any) -> Any:
+    """A copy as ``menace``'s wire makes it: plain containers rebuilt, shared parts not shared.
+
+    ``copy.deepcopy`` would keep ``[game] * 3`` as three references to one list; across
+    the sandbox's wire they arrive as three lists, and the copy here must agree.
+    """
+    kind = type(value)
+    if kind is list:
+        return [fresh(v) for v in value]
+    if kind is tuple:
+        return tuple(fresh(v) for v in value)
+    if kind is dict:
+        return {fresh(k): fresh(v) for k, v in value.items()}
+    if kind in (set, frozenset):
+        return kind(fresh(v) for v in value)
+    return copy.deepcopy(value)
+
+
+class CallOutcome:
+    """What one call did, as ``menace``'s proxy records it (``status``, ``result``, ``args_after``)."""
+
+    def __init__(self, status: str, result: Any = None, args_after: tuple[Any, ...] = ()) -> None:
+        """``status`` is ``returned``, ``raised``, ``timeout`` or ``dead``."""
+        self.status, self.result, self.args_after = status, result, args_after
+
+
+class CallRecord:
+    """One call a test made: the function, a copy of the arguments as sent, and its outcome."""
+
+    def __init__(self, function: str, args: tuple[Any, ...]) -> None:
+        """The outcome is filled in when the call ends."""
+        self.function, self.args = function, args
+        self.outcome: CallOutcome | None = None
 
 
 class Submission:
-    """The student's functions, called the way ``menace`` calls them."""
+    """The student's functions, called the way ``menace`` calls them, every call remembered."""
 
     def __init__(self, namespace: dict[str, Any]) -> None:
         """``namespace`` is the notebook's globals, where the answer cell defined the function."""
         self._namespace = namespace
-        self.last_call: _Call | None = None
+        self.calls: list[CallRecord] = []
+        self.last_call: CallRecord | None = None
         #: functions that ran out of time: like ``menace``, they are not called again
         self.timed_out: set[str] = set()
 
@@ -94,22 +125,33 @@ class Submission:
             raise AttributeError(name)
 
         def call(*args: Any) -> Any:
-            function = self._namespace.get(name)
-            if not callable(function):
-                raise StudentFailure(f"{name} is not defined: run the cell with your answer")
-            if name in self.timed_out:
-                raise CallTimeout(f"not checked: {name} took too long earlier")
-            sent = copy.deepcopy(args)
-            self.last_call = _Call(name, copy.deepcopy(args), sent)
-            try:
-                with _quiet(), _time_limit(name):
-                    result = function(*sent)
-            except CallTimeout:
-                self.timed_out.add(name)
-                raise
-            return copy.deepcopy(result)
+            return self._call(name, args)
 
         return call
+
+    def _call(self, name: str, args: tuple[Any, ...]) -> Any:
+        function = self._namespace.get(name)
+        if not callable(function):
+            raise StudentFailure(f"{name} is not defined: run the cell with your answer")
+        record = CallRecord(name, fresh(args))
+        self.calls.append(record)
+        self.last_call = record
+        if name in self.timed_out:
+            record.outcome = CallOutcome("dead")
+            raise CallTimeout(f"not checked: {name} took too long earlier")
+        sent = fresh(args)
+        try:
+            with _quiet(), _time_limit(name):
+                result = function(*sent)
+        except CallTimeout:
+            self.timed_out.add(name)
+            record.outcome = CallOutcome("timeout")
+            raise
+        except BaseException:
+            record.outcome = CallOutcome("raised", None, fresh(sent))
+            raise
+        record.outcome = CallOutcome("returned", fresh(result), fresh(sent))
+        return fresh(result)
 
 
 @contextlib.contextmanager
@@ -153,9 +195,9 @@ def expect_equal(got: Any, expected: Any, *, hint: str | None = None) -> None:
 def expect_unchanged(*, hint: str | None = None) -> None:
     """Fail if the last call changed any argument it was given."""
     call = submission.last_call
-    if call is None:
+    if call is None or call.outcome is None:
         return
-    for position, (before, after) in enumerate(zip(call.before, call.sent, strict=False)):
+    for position, (before, after) in enumerate(zip(call.args, call.outcome.args_after, strict=False)):
         if not same(before, after):
             raise ChangedInput(
                 f"{call.function} changed argument {position + 1}: it was {before!r}, then {after!r}",
