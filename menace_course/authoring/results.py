@@ -10,7 +10,7 @@
        "wrong_caught": true,
        "wrong": [{"file": "no_floor.py", "caught": true, "failed_tests": [...],
                   "declared": [...], "not_caught_by": [], "unknown": []}],
-       "deterministic": true, "seconds": 0.41, "budget_seconds": 20.0,
+       "deterministic": true, "seconds": 0.41, "budget_seconds": 20.0, "within_budget": true,
        "mutants": {"killed": 25, "total": 27, "score": 0.926, "threshold": 0.9,
                    "passes": true,
                    "survivors": [{"id": "stmt_removed@22:5", "description": "..."}],
@@ -136,6 +136,11 @@ class ChallengeResult:
     problems: tuple[str, ...]  #: every failed check, in words, saying what and where
 
     @property
+    def within_budget(self) -> bool:
+        """True when the suite ran on the reference within the challenge's time budget."""
+        return 0 < self.seconds <= self.budget_seconds
+
+    @property
     def wrong_caught(self) -> bool:
         """True when every wrong solution fails, by the tests it names."""
         return all(w.ok for w in self.wrong)
@@ -162,6 +167,7 @@ class ChallengeResult:
             "deterministic": self.deterministic,
             "seconds": self.seconds,
             "budget_seconds": self.budget_seconds,
+            "within_budget": self.within_budget,
             "mutants": self.mutants.to_dict() if self.mutants else None,
             "problems": list(self.problems),
         }

@@ -114,7 +114,11 @@ def _check_reference(course: Course, found: _Findings, suite: Suite, kind: Sandb
     found.reference_failures = tuple(failed)
     found.seconds = first.seconds
     if not first.passed:
-        reason = first.load_problem.message if first.load_problem else f"fails {', '.join(failed)}"
+        reason = (
+            f"could not be checked: {first.load_problem.message}"
+            if first.load_problem
+            else f"fails {', '.join(failed)}"
+        )
         found.problems.append(f"the reference {_rel(course, path)} {reason}")
     second = checks.run_file(path, suite, kind)
     deterministic = checks.outcomes(first) == checks.outcomes(second)
