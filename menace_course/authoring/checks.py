@@ -138,7 +138,7 @@ class WrongResult:
 
 def declared_catchers(path: Path) -> tuple[str, ...]:
     """The test names on a wrong solution's ``# caught-by: a, b`` first line (``test_`` optional)."""
-    first = path.read_text(encoding="utf-8").split("\n", 1)[0].strip()
+    first = path.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].strip()
     match = CAUGHT_BY.match(first)
     if match is None:
         return ()

@@ -142,4 +142,8 @@ class Judge:
                 tick()
         except BrokenProcessPool as error:
             raise MenaceError(f"a worker judging the mutants of {slug} stopped: {error}") from error
+        except Exception as error:  # a grader bug in a worker: one line, not a traceback
+            raise MenaceError(
+                f"judging the mutants of {slug} failed: {type(error).__name__}: {error}"
+            ) from error
         return [found[n] for n in range(len(mutants))]
