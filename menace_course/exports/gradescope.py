@@ -73,7 +73,11 @@ PYTHON="$(find_python)" || {{ echo "setup.sh: Python 3.11 or newer is needed" >&
 "$PYTHON" -m venv ${{MENACE_VENV_OPTIONS:-}} "$VENV"
 "$VENV/bin/python" -m pip install --disable-pip-version-check -r "$SOURCE/requirements.txt"
 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps "$SOURCE/{wheel}"
-"$VENV/bin/python" -m menace_course --version
+# The course inside the package holds the hidden tests and the reference: only the grader
+# (root) may read them; student code runs as nobody wherever the sandbox can drop to it.
+COURSE_DIR="$("$VENV/bin/python" -I -c 'from menace_course.course import BUNDLED_COURSE; print(BUNDLED_COURSE)')"
+chmod -R go-rwx "$COURSE_DIR"
+"$VENV/bin/python" -I -m menace_course --version
 """
 
 RUN_AUTOGRADER = """\
@@ -85,7 +89,7 @@ RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
 rm -f "$RESULTS"
 cd "$ROOT" || exit 0
-"$PYTHON" -m menace_course.exports.gradescope_run --root "$ROOT" --challenge {slug} \\
+"$PYTHON" -I -m menace_course.exports.gradescope_run --root "$ROOT" --challenge {slug} \\
     --hidden-visibility {hidden} --sandbox {sandbox}
 status=$?
 if [ ! -s "$RESULTS" ]; then

@@ -7,9 +7,8 @@ and grades the submission with that environment's Python.
 
 What is simulated: Gradescope's container. ``setup.sh`` skips apt-get
 (``MENACE_SKIP_APT=1``), and its venv sees this environment's packages
-(``MENACE_VENV_OPTIONS=--system-site-packages``) so pip needs no network. The zip is built
-with ``--sandbox process`` because the simulated tree (and its venv) lies under /tmp, which
-the bubblewrap sandbox replaces with an empty tmpfs; on Gradescope it is /autograder.
+(``MENACE_VENV_OPTIONS=--system-site-packages``) so pip needs no network. The sandbox is
+``auto``, as in a real export: bubblewrap where it runs, else a plain process.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from menace_course.exports.gradescope import build_autograder
 from menace_course.exports.gradescope_results import SCHEMA, results_json
 from menace_course.loader import read_submission
 from menace_course.pipeline import check_source
+from menace_course.sandbox.launch import bwrap_works
 from menace_course.suite import collect
 from tests.conftest import REPO
 
@@ -59,7 +59,7 @@ def validate(results: dict) -> None:
 @pytest.fixture(scope="module")
 def autograder(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("export") / "autograder.zip"
-    build_autograder(find_course(REPO), "after_game", out, sandbox="process")
+    build_autograder(find_course(REPO), "after_game", out)
     return out
 
 
@@ -75,6 +75,8 @@ def installed_root(autograder, tmp_path_factory) -> Path:
         ["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    course = next(root.glob("menace-venv/lib/python3*/site-packages/menace_course/_course"))
+    assert course.stat().st_mode & 0o077 == 0, "only the grader may read the hidden tests"
     return root
 
 
@@ -121,6 +123,7 @@ def test_zip_has_the_scripts_at_its_root_and_the_challenge_private_parts_in_its_
 def test_buggy_submission_gets_per_test_results_that_follow_the_spec(installed_root):
     results = run_autograder(installed_root, {"after_game.py": NO_FLOOR_DRAW_TWO})
     validate(results)
+    assert results["extra_data"]["menace"]["sandbox"] == ("bwrap" if bwrap_works() else "process")
     tests = results["tests"]
     assert [t["number"] for t in tests] == [str(i) for i in range(1, len(tests) + 1)]
     assert results["score"] == sum(t["score"] for t in tests) < sum(t["max_score"] for t in tests)
