@@ -75,7 +75,8 @@ PYTHON="$(find_python)" || {{ echo "setup.sh: Python 3.11 or newer is needed" >&
 "$VENV/bin/python" -m pip install --disable-pip-version-check --no-deps "$SOURCE/{wheel}"
 # The course inside the package holds the hidden tests and the reference: only the grader
 # (root) may read them; student code runs as nobody wherever the sandbox can drop to it.
-COURSE_DIR="$("$VENV/bin/python" -I -c 'from menace_course.course import BUNDLED_COURSE; print(BUNDLED_COURSE)')"
+FIND_COURSE='from menace_course.course import BUNDLED_COURSE; print(BUNDLED_COURSE)'
+COURSE_DIR="$("$VENV/bin/python" -I -c "$FIND_COURSE")"
 chmod -R go-rwx "$COURSE_DIR"
 "$VENV/bin/python" -I -m menace_course --version
 """
