@@ -23,6 +23,7 @@ the size of the class. The goal is at least 25 submissions a second with bubblew
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import shutil
@@ -32,6 +33,8 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -142,32 +145,61 @@ def _kb(value: str | None) -> int:
     return int(value.split()[0]) if value else 0
 
 
-def run_and_measure(argv: list[str], env: dict[str, str]) -> tuple[float, int, int, int]:
-    """Run ``argv``; return (seconds, peak of grader+workers in KB, peak of everything at once, processes)."""
-    started = time.perf_counter()
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peaks: dict[int, int] = {}  # long-lived python processes of the grader: pid -> VmHWM
+@dataclass
+class Measured:
+    """What one run of the grader cost."""
+
+    seconds: float = 0.0
+    grader_kb: int = 0  #: sum of the peak RSS of the grader and its worker processes
+    all_at_once_kb: int = 0  #: the largest total RSS of every process of the run at one moment
+    processes: int = 0
+    cpu_seconds: float | None = None  #: CPU time of every process of the run (None without cgroups)
+
+
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def _cgroup() -> Path | None:
+    """A fresh cpuacct cgroup (v1) that counts the CPU of every process put in it, killed ones too."""
+    group = CPUACCT / f"menace-bench-{os.getpid()}"
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    return group
+
+
+def run_and_measure(argv: list[str], env: dict[str, str], log: Path) -> Measured:
+    """Run ``argv``, sampling the memory of its processes; count its CPU in a cgroup where possible."""
+    group = _cgroup()
+    if group is not None:  # join the group before exec, so that every descendant is counted
+        argv = ["sh", "-c", f'echo $$ > {group / "cgroup.procs"} && exec "$@"', "sh", *argv]
+    measured = Measured()
+    peaks: dict[int, int] = {}
     seen: set[int] = set()
-    most_at_once = 0
-    while process.poll() is None:
-        total = 0
-        for pid in _tree(process.pid):
-            status = _status(pid)
-            total += _kb(status.get("VmRSS"))
-            seen.add(pid)
-            if status.get("Name", "").strip().startswith("python") and pid in _grader_pids(process.pid):
-                peaks[pid] = max(peaks.get(pid, 0), _kb(status.get("VmHWM")))
-        most_at_once = max(most_at_once, total)
-        time.sleep(0.05)
-    elapsed = time.perf_counter() - started
+    started = time.perf_counter()
+    with log.open("w") as errors:
+        process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        while process.poll() is None:
+            total = 0
+            grader = {process.pid, *_children(process.pid)}
+            for pid in _tree(process.pid):
+                status = _status(pid)
+                total += _kb(status.get("VmRSS"))
+                seen.add(pid)
+                if pid in grader:
+                    peaks[pid] = max(peaks.get(pid, 0), _kb(status.get("VmHWM")))
+            measured.all_at_once_kb = max(measured.all_at_once_kb, total)
+            time.sleep(0.05)
+    measured.seconds = time.perf_counter() - started
     if process.returncode != 0:
-        sys.exit(f"{' '.join(argv)} failed ({process.returncode}):\n{process.stderr.read().decode()[-3000:]}")
-    return elapsed, sum(peaks.values()), most_at_once, len(seen)
-
-
-def _grader_pids(root: int) -> set[int]:
-    """The grader and its worker processes (its direct children), not the sandboxes."""
-    return {root, *_children(root)}
+        sys.exit(f"{' '.join(argv)} failed ({process.returncode}):\n{log.read_text()[-3000:]}")
+    measured.grader_kb, measured.processes = sum(peaks.values()), len(seen)
+    if group is not None:
+        measured.cpu_seconds = int((group / "cpuacct.usage").read_text()) / 1e9
+        with contextlib.suppress(OSError):
+            group.rmdir()
+    return measured
 
 
 def bare_python(env: dict[str, str], runs: int = 15) -> tuple[float, int]:
@@ -204,17 +236,38 @@ def grade_once(size: int, jobs: int | None, sandbox: str, env: dict[str, str], w
     ]
     argv += ["--sandbox", sandbox] + (["--i-accept-no-sandbox"] if sandbox == "process" else [])
     argv += ["--jobs", str(jobs)] if jobs else []
-    seconds, grader_kb, all_kb, processes = run_and_measure(argv, env)
-    print(
-        f"class of {size:>5}: {seconds:6.1f} s  {size / seconds:6.1f} submissions/s  "
-        f"grader+workers peak {grader_kb / 1024:6.0f} MB  everything at once {all_kb / 1024:6.0f} MB  "
-        f"({processes} processes)"
+    cost = run_and_measure(argv, env, work / f"grade-{size}.log")
+    cpu = (
+        f"CPU {cost.cpu_seconds / size * 1000:5.1f} ms a submission (so at most "
+        f"{size * (os.cpu_count() or 1) / cost.cpu_seconds:.0f}/s on these cores when idle)"
+        if cost.cpu_seconds
+        else "CPU not measured (no cpuacct cgroup)"
     )
+    print(
+        f"class of {size:>5}: {cost.seconds:6.1f} s  {size / cost.seconds:6.1f} submissions/s  "
+        f"grader+workers peak {cost.grader_kb / 1024:5.0f} MB  "
+        f"all processes at once {cost.all_at_once_kb / 1024:5.0f} MB  ({cost.processes} processes)"
+    )
+    print(f"             {cpu}")
     print("             mix: " + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())))
 
 
+def _cpu_meter() -> Callable[[], float]:
+    """Seconds of CPU used so far by this process and every child it started (killed ones too)."""
+    group = _cgroup()
+    if group is None:
+        return lambda: float("nan")
+    (group / "cgroup.procs").write_text(str(os.getpid()))
+    return lambda: int((group / "cpuacct.usage").read_text()) / 1e9
+
+
 def profile(count: int, sandbox: str) -> None:
-    """Grade ``count`` submissions in this process under cProfile and show where the time goes."""
+    """Grade ``count`` submissions one after another in this process and say where the CPU goes.
+
+    Three passes over the same files: only starting each sandbox and loading the file in
+    it; the whole check; and the whole check under cProfile (the grader's side only).
+    The grader's own CPU is this process's; the sandboxes' is the rest of the cgroup's.
+    """
     import cProfile
     import pstats
 
@@ -222,23 +275,42 @@ def profile(count: int, sandbox: str) -> None:
     from menace_course.course import find_course
     from menace_course.loader import read_submission
     from menace_course.pipeline import check_source
+    from menace_course.sandbox.worker import Worker
     from menace_course.suite import collect
 
     work = Path(tempfile.mkdtemp(prefix="menace-profile-"))
     write_class(work, count, random.Random(1))
     course = find_course(REPO)
     suite = collect(course, load_challenge(course, "after_game"))
-    files = sorted(work.iterdir())
-    check_source(read_submission(files[0]), suite, sandbox)  # warm the example cache
+    sources = [read_submission(path) for path in sorted(work.iterdir())]
+    check_source(sources[0], suite, sandbox)  # warm the example cache
+    total = _cpu_meter()
+
+    def measure(label: str, run: Callable[[], object]) -> None:
+        wall, mine, everything = time.perf_counter(), time.process_time(), total()
+        for _ in sources:
+            run()
+        wall, mine = time.perf_counter() - wall, time.process_time() - mine
+        children = total() - everything - mine
+        print(
+            f"{label:<34} wall {wall / count * 1000:6.1f} ms   grader CPU {mine / count * 1000:6.1f} ms   "
+            f"sandbox CPU {children / count * 1000:6.1f} ms   (a submission)"
+        )
+
+    files = iter(sources * 2)
+
+    def start_and_load() -> None:
+        with Worker(next(files).text, sandbox, suite.challenge.limits) as worker:
+            worker.load()
+
+    measure("start the sandbox and load the file", start_and_load)
+    measure("the whole check", lambda: check_source(next(files), suite, sandbox))
     profiler = cProfile.Profile()
-    started = time.perf_counter()
     profiler.enable()
-    for path in files:
-        check_source(read_submission(path), suite, sandbox)
+    for source in sources:
+        check_source(source, suite, sandbox)
     profiler.disable()
-    elapsed = time.perf_counter() - started
-    print(f"{count} submissions in one process: {elapsed / count * 1000:.0f} ms each")
-    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -102,7 +102,13 @@ def _check_folders(submissions: Path, out: Path) -> None:
     is_flag=True,
     help="Grade everything again (after the tests changed); show whose score changed.",
 )
-@click.option("--sandbox", type=click.Choice(["bwrap", "process"]), default="bwrap", show_default=True)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "process"]),
+    default="bwrap",
+    show_default=True,
+    help="bwrap isolates each submission; process does not (needs --i-accept-no-sandbox).",
+)
 @click.option(
     "--i-accept-no-sandbox",
     "accept_no_sandbox",
