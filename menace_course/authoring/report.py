@@ -27,13 +27,15 @@ def render_text(result: CourseResult, colour: bool = False, width: int = 100) ->
         _render_challenge(console, challenge)
     good = sum(c.ok for c in result.challenges)
     total = len(result.challenges)
+    where = " (submissions ran in a plain process, not isolated)" if result.sandbox == "process" else ""
     if result.ok:
-        console.print(Text(f"{PASS} all {total} challenge(s) validate", style="bold green"))
+        console.print(Text(f"{PASS} all {total} challenge(s) validate{where}", style="bold green"))
     else:
         failing = ", ".join(c.slug for c in result.challenges if not c.ok)
         console.print(
             Text(
-                f"{FAIL} {total - good} of {total} challenge(s) do not validate: {failing}", style="bold red"
+                f"{FAIL} {total - good} of {total} challenge(s) do not validate: {failing}{where}",
+                style="bold red",
             )
         )
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())

@@ -2,7 +2,7 @@
 
 ``menace validate --format json`` prints :meth:`CourseResult.to_dict`::
 
-    {"ok": false, "challenges": [
+    {"ok": false, "sandbox": "bwrap", "challenges": [
       {"slug": "after_game", "ok": false,
        "reference_passes": true, "reference_failures": [],
        "starter_fails": true, "examples_agree": true,
@@ -178,6 +178,7 @@ class CourseResult:
     """The validation of several challenges."""
 
     challenges: tuple[ChallengeResult, ...]
+    sandbox: str = "process"  #: where the submissions and mutants ran: ``bwrap`` or ``process``
 
     @property
     def ok(self) -> bool:
@@ -186,4 +187,8 @@ class CourseResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data."""
-        return {"ok": self.ok, "challenges": [c.to_dict() for c in self.challenges]}
+        return {
+            "ok": self.ok,
+            "sandbox": self.sandbox,
+            "challenges": [c.to_dict() for c in self.challenges],
+        }

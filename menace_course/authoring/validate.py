@@ -56,7 +56,7 @@ def validate_course(
             validate_challenge(course, catalog.load_challenge(course, slug), judge, progress)
             for slug in names
         ]
-    return CourseResult(tuple(results))
+    return CourseResult(tuple(results), kind)
 
 
 @dataclass
