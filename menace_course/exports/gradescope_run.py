@@ -99,6 +99,8 @@ def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
 
     started = time.monotonic()
     course = Course(BUNDLED_COURSE)
+    if not course.has_hidden_tests:
+        print("warning: the installed course has no hidden tests: only the examples are graded")
     challenge = catalog.load_challenge(course, slug)
     try:
         path = choose_file(root / "submission", slug, challenge.function)
