@@ -18,7 +18,6 @@ import hashlib
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -55,7 +54,8 @@ class Entry:
     notes: tuple[str, ...] = ()
     lms: dict[str, str] = field(default_factory=dict)
     late: bool = False
-    digest: str = ""  #: sha256 of every file of the entry: a changed submission is graded again
+    digest: str = ""  #: a hash of every file of the entry: a changed submission is graded again
+    file_sha256: str | None = None  #: sha256 of the graded file (as ``sha256sum`` prints it)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for a worker process and for the ``grading`` block of a record."""
@@ -72,6 +72,7 @@ class Entry:
             "lms": dict(self.lms),
             "late": self.late,
             "digest": self.digest,
+            "file_sha256": self.file_sha256,
         }
 
 
@@ -161,13 +162,14 @@ def _walk(group: _Group, folder: Path, root: Path) -> None:
 
 def _entry(group: _Group, root: Path, function: str, slug: str) -> Entry:
     identity = group.identity
+    hashes = {path: _file_sha256(path) for path, _ in group.files}
     common: dict[str, Any] = {
         "student": identity.student,
         "key": key_for(identity),
         "source": ", ".join(group.names),
         "lms": identity.lms_ids,
         "late": group.late,
-        "digest": _digest(path for path, _ in group.files),
+        "digest": _digest(hashes),
     }
     notes = list(group.notes)
     if group.late:
@@ -183,6 +185,7 @@ def _entry(group: _Group, root: Path, function: str, slug: str) -> Entry:
         choice_notes.append(f"not graded (not .py or .ipynb): {', '.join(others)}")
     return Entry(
         file=chosen[0].relative_to(root) if chosen else None,
+        file_sha256=hashes[chosen[0]] if chosen else None,
         display_name=chosen[1] if chosen else None,
         problem=problem,
         notes=tuple(notes + choice_notes),
@@ -237,17 +240,21 @@ def _stem(name: str) -> str:
     return re.sub(r"-\d+$", "", Path(name).stem)
 
 
-def _digest(paths: Iterable[Path]) -> str:
+def _file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    for path in sorted(paths):
-        digest.update(path.name.encode() + b"\0")
-        try:
-            with path.open("rb") as handle:
-                while chunk := handle.read(1 << 20):
-                    digest.update(chunk)
-        except OSError as error:
-            digest.update(f"unreadable: {error.strerror}".encode())
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    except OSError as error:
+        return f"unreadable: {error.strerror}"
     return digest.hexdigest()
+
+
+def _digest(hashes: dict[Path, str]) -> str:
+    """One hash for every file of an entry: their names and contents, in a stable order."""
+    lines = sorted(f"{path.name}\0{sha}" for path, sha in hashes.items())
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
 def _unique_keys(entries: list[Entry]) -> list[Entry]:

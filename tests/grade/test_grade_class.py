@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -54,6 +55,8 @@ def test_results_are_the_check_json_records_with_the_grading_facts(graded: tuple
     assert ada["passed"] is True and ada["sandbox"] == "bwrap"
     assert ada["suite_hash"] and ada["version"]
     assert len(ada["grading"]["digest"]) == 64
+    ada_file = graded[2] / "ada.py"
+    assert ada["grading"]["file_sha256"] == hashlib.sha256(ada_file.read_bytes()).hexdigest()
     assert records["cy"]["grading"]["file"] == "cy/after_game.py"
     assert "notes.txt" in " ".join(records["cy"]["grading"]["notes"])
 
