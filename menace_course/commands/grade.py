@@ -27,7 +27,7 @@ from rich.text import Text
 from menace_course import catalog
 from menace_course.commands.check import course_option
 from menace_course.course import find_course
-from menace_course.errors import CourseError, SandboxUnavailable, UsageError
+from menace_course.errors import CourseError, MenaceError, SandboxUnavailable, UsageError
 from menace_course.grading.record import FAILED, GRADER_ERROR, PASSED, number
 from menace_course.grading.session import Request, Summary, grade_class
 from menace_course.sandbox.launch import SandboxKind, choose_kind
@@ -181,8 +181,15 @@ def _run_with_progress(request: Request) -> Summary:
             return grade_class(request, started, graded)
         except KeyboardInterrupt:
             progress.stop()
-            click.echo("menace: stopped. Run the same command again to finish the batch.", err=True)
+            done = int(progress.tasks[0].completed)
+            click.echo(f"menace: {done} graded and kept; run the same command again to finish.", err=True)
             raise
+        except OSError as error:  # a full disk, a folder that went away: say so, keep what is done
+            where = error.filename or request.out
+            raise MenaceError(
+                f"stopped: {where}: {error.strerror}. What was graded so far is kept; "
+                "fix this and run the same command again"
+            ) from error
 
 
 def _print_summary(summary: Summary, out: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import zipfile
 from pathlib import Path
 
@@ -82,3 +83,16 @@ def test_an_out_of_another_challenge_is_refused(tmp_path: Path, menace: Menace) 
     assert grade(menace, submissions, out, "--sandbox", "process", "--i-accept-no-sandbox").code == 0
     ran = menace("grade", submissions, "--challenge", "count_boxes", "--out", out)
     assert ran.code == 2 and "holds results of the challenge 'after_game'" in ran.err
+
+
+def test_a_full_disk_stops_the_batch_with_a_clear_message(
+    tmp_path: Path, menace: Menace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full(store: ResultStore, record: dict) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(store.folder))
+
+    monkeypatch.setattr(ResultStore, "save", disk_full)
+    submissions, out = write(tmp_path / "submissions", {"ada.py": RIGHT}), tmp_path / "out"
+    ran = grade(menace, submissions, out, "--sandbox", "process", "--i-accept-no-sandbox")
+    assert ran.code == 1
+    assert "No space left on device" in ran.err and "run the same command again" in ran.err
