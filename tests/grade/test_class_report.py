@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from conftest import REPO
+from grade_support import REPO
 
 from menace_course.grading.record import Row, TestCell
 from menace_course.grading.report import render_class_report

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import RIGHT, SYNTAX_ERROR, notebook, write
+from grade_support import RIGHT, SYNTAX_ERROR, notebook, write
 
 from menace_course.errors import UsageError
 from menace_course.grading.discover import Entry, discover

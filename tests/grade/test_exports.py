@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, NO_FLOOR, RIGHT, Menace, start_menace, write
+from grade_support import FIXTURES, NO_FLOOR, RIGHT, Menace, start_menace, write
 
 GRADEBOOK = FIXTURES / "canvas_gradebook.csv"
 SEMICOLONS = FIXTURES / "canvas_gradebook_semicolon.csv"

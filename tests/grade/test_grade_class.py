@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import CLASS, EXPECTED_STATUS, Menace, read_grades, read_records, start_menace, write
+from grade_support import CLASS, EXPECTED_STATUS, Menace, read_grades, read_records, start_menace, write
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
 

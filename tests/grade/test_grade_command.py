@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import RIGHT, Menace, read_records, write
+from grade_support import RIGHT, Menace, read_records, write
 
 from menace_course.commands import grade as grade_command
 from menace_course.errors import SandboxUnavailable

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import NO_FLOOR, RIGHT, Menace, read_grades, read_records, write
+from grade_support import NO_FLOOR, RIGHT, Menace, read_grades, read_records, write
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import (
+from grade_support import (
     NO_FLOOR,
     RIGHT,
     SYNTAX_ERROR,
