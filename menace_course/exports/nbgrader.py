@@ -20,9 +20,16 @@ The notebook, in order (nbgrader cell metadata, ``schema_version`` 3, in bracket
    from the students' copy and restores when it autogrades.
 
 nbgrader scores each cell all or nothing, as ``menace grade`` scores each test, so the two
-agree test by test. Where they can differ: the notebook has no sandbox (a student's code
-runs in the kernel with the tests), no time budget for the whole file (only the per-call
-limit), and property tests need hypothesis installed in the kernel.
+agree test by test (the project's tests check this on every wrong answer of the course).
+Where they can differ, and why:
+
+* the kernel is no sandbox: a student's code runs beside the tests and could tamper with
+  them, and code that ends Python (``os._exit``) loses every cell after it;
+* only each call is timed (``call_seconds``), not the file's whole budget;
+* property tests need hypothesis in the kernel, and hidden tests that import the lesson's
+  modules (``menace_course.noughts``) need this package there too;
+* an answer that uses unseeded randomness can score differently on each run, in both;
+* nbgrader's feedback HTML shows hidden test cells (jupyter/nbgrader#917).
 """
 
 from __future__ import annotations
