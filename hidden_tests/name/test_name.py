@@ -30,7 +30,11 @@ def answer(submission, board):
         hint="name_and_way",
     )
     found, way = got
-    expect(type(found) is str and len(found) == 9, "the name must be a string of 9 characters", hint="name_and_way")
+    expect(
+        type(found) is str and len(found) == 9,
+        "the name must be a string of 9 characters",
+        hint="name_and_way",
+    )
     expect(
         type(way) is list and sorted(way) == list(range(9)),
         "the way must be a list of the 9 squares, one of the lists in WAYS",

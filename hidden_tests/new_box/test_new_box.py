@@ -138,4 +138,3 @@ def test_two_calls_give_two_boxes_alike(submission, position):
     expected = reference_new_box(position)
     expect_equal(box_of(submission, position), expected)
     expect_equal(box_of(submission, position), expected)
-

@@ -67,8 +67,7 @@ def opened(before, after):
 def counts_ok(boxes):
     """True when every box is a dict of int squares to int beads, none below 0."""
     return type(boxes) is dict and all(
-        type(box) is dict and all(type(n) is int and n >= 0 for n in box.values())
-        for box in boxes.values()
+        type(box) is dict and all(type(n) is int and n >= 0 for n in box.values()) for box in boxes.values()
     )
 
 
@@ -87,7 +86,7 @@ def test_a_first_game_against_perfect(submission):
 @hint("box_when_first_met")
 def test_opens_a_box_for_each_new_position(submission):
     """Each position MENACE meets gets a box under its name, made the first time it comes up."""
-    result, after = play(submission, {}, "random", 5)
+    _, after = play(submission, {}, "random", 5)
     expect_equal(sorted(after), sorted(lesson({}, "random", 5)[1]))
 
 
@@ -128,7 +127,7 @@ def test_a_loss_takes_a_bead_in_every_box_opened(submission):
 def test_learns_in_the_boxes_it_was_given(submission):
     """The boxes it was given are changed: the next game starts from what this one learned."""
     boxes = trained(3, "random", 1)
-    result, after = play(submission, boxes, "random", 2)
+    _, after = play(submission, boxes, "random", 2)
     expect(after != boxes, "the boxes given are the same after the game")
     expect_equal(after, lesson(boxes, "random", 2)[1])
 
@@ -175,7 +174,7 @@ def test_agrees_with_the_lesson_after_any_training(submission, games, opponent, 
 @given(games=trainings, opponent=opponents, seed=seeds, emptied=st.none() | st.integers(0, 40))
 def test_beads_never_go_below_zero(submission, games, opponent, seed, emptied):
     """No bead count is ever below 0, whatever the boxes and the game."""
-    result, after = play(submission, trained(games, opponent, seed, emptied), opponent, seed)
+    _, after = play(submission, trained(games, opponent, seed, emptied), opponent, seed)
     expect(counts_ok(after), "a bead count is below 0 (or not a whole number)")
 
 
