@@ -120,6 +120,7 @@ def test_zip_has_the_scripts_at_its_root_and_the_challenge_private_parts_in_its_
     assert others == [], "the autograder holds only the exported challenge"
 
 
+@pytest.mark.slow
 def test_buggy_submission_gets_per_test_results_that_follow_the_spec(installed_root):
     results = run_autograder(installed_root, {"after_game.py": NO_FLOOR_DRAW_TWO})
     validate(results)
@@ -143,6 +144,7 @@ def test_buggy_submission_gets_per_test_results_that_follow_the_spec(installed_r
     assert "❌ A loss on a square" not in results["output"]
 
 
+@pytest.mark.slow
 def test_notebook_submission_in_a_subfolder_is_found_and_graded(installed_root):
     cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": NO_FLOOR_DRAW_TWO}]
     notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
@@ -152,6 +154,7 @@ def test_notebook_submission_in_a_subfolder_is_found_and_graded(installed_root):
     assert results["extra_data"]["menace"]["status"] == "checked"
 
 
+@pytest.mark.slow
 def test_submission_without_a_python_file_scores_zero_with_a_reason(installed_root):
     results = run_autograder(installed_root, {"answer.txt": "I forgot"})
     validate(results)
@@ -159,6 +162,7 @@ def test_submission_without_a_python_file_scores_zero_with_a_reason(installed_ro
     assert "No .py or .ipynb file" in results["output"] and "answer.txt" in results["output"]
 
 
+@pytest.mark.slow
 def test_results_are_written_even_when_python_cannot_start(installed_root):
     results = run_autograder(
         installed_root, {"after_game.py": NO_FLOOR_DRAW_TWO}, MENACE_PYTHON="/nonexistent/python"

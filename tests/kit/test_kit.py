@@ -172,6 +172,7 @@ def _check(python: Path, folder: Path, *args: str) -> subprocess.CompletedProces
     return subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_installed_kit_checks_from_an_empty_folder_and_is_honest_about_hidden_tests(kit_python, tmp_path):
     done = subprocess.run(
         [kit_python, "-c", "from menace_course.course import find_course; print(find_course().root)"],
@@ -190,6 +191,7 @@ def test_installed_kit_checks_from_an_empty_folder_and_is_honest_about_hidden_te
     assert "A loss on a square that has no beads left keeps it at 0" in right.stdout
 
 
+@pytest.mark.slow
 def test_installed_kit_finds_a_wrong_example_and_lists_hidden_tests_as_not_run(kit_python, tmp_path):
     (tmp_path / "mine.py").write_text(DRAW_TWO)
     wrong = _check(kit_python, tmp_path, "mine.py", "--format", "json")
