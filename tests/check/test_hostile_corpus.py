@@ -191,13 +191,16 @@ def aftermath(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Aftermath]:
         return Run(name, slug, *run_check(copy, slug, workdir))
 
     me = os.getpid()
+    # children this test process had before (e.g. multiprocessing's resource tracker from
+    # earlier tests) are not the submissions' doing
+    before = {pid for pid, (parent, _) in processes().items() if parent == me}
     with subreaper():
         with ThreadPoolExecutor(max_workers=6) as pool:  # most of them wait, few compute
             runs = {run.name: run for run in pool.map(one, jobs)}
         time.sleep(0.5)  # let anything that escaped show itself
         reap_zombies()
         now = processes()
-        leftover = [pid for pid, (parent, _) in now.items() if parent == me]
+        leftover = [pid for pid, (parent, _) in now.items() if parent == me and pid not in before]
         leftover_lines = [f"{pid}: {now[pid][1]}" for pid in leftover]
         marked = [f"{pid}: {cmd}" for pid, (_, cmd) in now.items() if MARKER in cmd]
         reap_and_kill(leftover + [int(line.split(":")[0]) for line in marked])
