@@ -12,6 +12,7 @@ import click
 
 from menace_course.commands.check import course_option
 from menace_course.course import find_course
+from menace_course.errors import UsageError
 from menace_course.exports.gradescope_results import VISIBILITIES
 
 challenge_option = click.option(
@@ -60,9 +61,12 @@ def gradescope(
     """
     from menace_course.exports.gradescope import build_autograder
 
-    built = build_autograder(
-        find_course(course), slug, out, hidden=hidden_visibility, sandbox=sandbox, force=force
-    )
+    try:
+        built = build_autograder(
+            find_course(course), slug, out, hidden=hidden_visibility, sandbox=sandbox, force=force
+        )
+    except OSError as error:  # a folder that cannot be made or written
+        raise UsageError(f"cannot write {out}: {error.strerror or error}") from error
     click.echo(
         f"wrote {built.zip_path}: {built.tests} tests ({built.hidden_tests} hidden, "
         f"{hidden_visibility} on Gradescope), {built.points:g} points"
@@ -100,7 +104,10 @@ def nbgrader(slug: str, out_dir: Path, force: bool, course: Path | None) -> int:
     """
     from menace_course.exports.nbgrader import export_assignment
 
-    written = export_assignment(find_course(course), slug, out_dir, force=force)
+    try:
+        written = export_assignment(find_course(course), slug, out_dir, force=force)
+    except OSError as error:  # a folder that cannot be made or written
+        raise UsageError(f"cannot write to {out_dir}: {error.strerror or error}") from error
     click.echo(f"wrote {written.notebook} ({written.test_cells} test cells, {written.points:g} points)")
     if written.config_written:
         click.echo(f"wrote {written.config}")

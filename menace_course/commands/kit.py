@@ -8,6 +8,7 @@ import click
 
 from menace_course.commands.check import course_option
 from menace_course.course import find_course
+from menace_course.errors import UsageError
 from menace_course.kit import build_kit
 
 
@@ -34,7 +35,10 @@ def kit(out_dir: Path, force: bool, course: Path | None) -> int:
       menace kit --out kit/
       python -m pip install kit/menace_course-*.whl     (what students run)
     """
-    built = build_kit(find_course(course), out_dir, force=force)
+    try:
+        built = build_kit(find_course(course), out_dir, force=force)
+    except OSError as error:  # a folder that cannot be made or written
+        raise UsageError(f"cannot write the kit to {out_dir}: {error.strerror or error}") from error
     click.echo(f"wrote {built.wheel} ({len(built.challenges)} challenges: {', '.join(built.challenges)})")
     click.echo(f"students install it with:  python -m pip install {built.wheel.name}")
     click.echo(f"instructions for them:     {built.instructions}")

@@ -31,7 +31,7 @@ from menace_course.loader import read_submission
 from menace_course.pipeline import check_source
 from menace_course.sandbox.launch import bwrap_works
 from menace_course.suite import collect
-from tests.conftest import REPO
+from tests.conftest import REPO, run_menace
 
 NO_FLOOR_DRAW_TWO = """def after_game(beads, square, result):
     new = list(beads)
@@ -215,3 +215,16 @@ def test_unknown_challenge_and_an_existing_zip_are_refused(tmp_path, autograder)
     assert unknown.value.exit_code == 2 and "after_game" in str(unknown.value)
     with pytest.raises(UsageError, match="--force"):
         build_autograder(course, "after_game", autograder)
+
+
+def test_menace_export_gradescope_says_did_you_mean_with_exit_2(tmp_path):
+    done = run_menace("export", "gradescope", "--challenge", "aftergame", "--out", str(tmp_path / "a.zip"))
+    assert done.returncode == 2 and "did you mean 'after_game'" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "a.zip").exists()
+
+
+def test_menace_export_gradescope_writes_the_zip_and_says_what_is_in_it(tmp_path):
+    done = run_menace("export", "gradescope", "--challenge", "after_game", "--out", str(tmp_path / "a.zip"))
+    assert done.returncode == 0, done.stderr
+    assert "15 tests (12 hidden, after_published on Gradescope), 15 points" in done.stdout
+    assert zipfile.is_zipfile(tmp_path / "a.zip")

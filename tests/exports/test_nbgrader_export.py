@@ -37,7 +37,7 @@ from menace_course.models import Outcome
 from menace_course.pipeline import check_source
 from menace_course.suite import collect
 from menace_course.testing import GRADING_PROFILE
-from tests.conftest import REPO
+from tests.conftest import REPO, run_menace
 
 COURSE = find_course(REPO)
 HIDDEN_REGION = re.compile(r"### BEGIN (HIDDEN TESTS|SOLUTION).*?### END (HIDDEN TESTS|SOLUTION)\n?", re.S)
@@ -257,3 +257,13 @@ def test_real_nbgrader_accepts_the_export_and_its_grades_agree_with_menace(tmp_p
                 assert not any(nbgrader_says.values())
                 continue
             assert nbgrader_says == menace_verdicts("after_game", path), student
+
+
+def test_menace_export_nbgrader_writes_the_course_and_names_the_next_step(tmp_path):
+    done = run_menace("export", "nbgrader", "--challenge", "after_game", "--out", str(tmp_path / "nb"))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "15 test cells, 15 points" in done.stdout and "nbgrader generate_assignment after_game" in done.stdout
+    )
+    again = run_menace("export", "nbgrader", "--challenge", "after_game", "--out", str(tmp_path / "nb"))
+    assert again.returncode == 2 and "--force" in again.stderr and "Traceback" not in again.stderr

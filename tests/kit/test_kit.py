@@ -23,7 +23,7 @@ from menace_course.course import find_course
 from menace_course.errors import UsageError
 from menace_course.kit import build_kit, public_files
 from menace_course.suite import collect, manifest_entries
-from tests.conftest import REPO
+from tests.conftest import REPO, run_menace
 
 COURSE = "menace_course/_course/"
 RIGHT = """def after_game(beads, square, result):
@@ -204,3 +204,11 @@ def test_installed_kit_finds_a_wrong_example_and_lists_hidden_tests_as_not_run(k
 
 def test_kit_instructions_name_the_wheel(kit):
     assert kit.wheel.name in kit.instructions.read_text()
+
+
+def test_menace_kit_refuses_a_file_as_its_folder_with_exit_2_and_no_traceback(tmp_path):
+    target = tmp_path / "kit.zip"
+    target.write_text("not a folder")
+    done = run_menace("kit", "--out", str(target))
+    assert done.returncode == 2
+    assert "is a file" in done.stderr and "Traceback" not in done.stderr
