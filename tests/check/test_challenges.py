@@ -1,5 +1,6 @@
 """Each challenge's tests tell right from wrong: the reference passes, the starter fails,
-every wrong answer in ``tests/corpus/<slug>/wrong`` fails, every right one passes.
+every known wrong answer in ``challenges/<slug>/wrong`` (the same files ``menace validate``
+reads) fails, and every right one in ``tests/corpus/<slug>/right`` passes.
 
 Checks run in this process through the real command line (``menace check ... --course``),
 which is much faster than a new Python for each of the sixty-odd files; the submissions
@@ -50,12 +51,18 @@ def failing(report: dict) -> list[str]:
     return [t["name"] for t in report["tests"] if t["outcome"] != "passed"]
 
 
+def folder(slug: str, kind: str) -> Path:
+    return REPO / "challenges" / slug / "wrong" if kind == "wrong" else CORPUS / slug / kind
+
+
 def corpus(kind: str) -> list[tuple[str, Path]]:
-    return [(slug, path) for slug in SLUGS for path in sorted((CORPUS / slug / kind).glob("*.py"))]
+    return [(slug, path) for slug in SLUGS for path in sorted(folder(slug, kind).glob("*.py"))]
 
 
 def first_line(path: Path) -> str:
-    return path.read_text(encoding="utf-8").splitlines()[0]
+    """The line that says what the answer is (after any ``# caught-by:`` line)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(line for line in lines if not line.startswith("# caught-by:"))
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -89,8 +96,8 @@ def test_every_right_answer_passes(slug, path):
 
 def test_each_challenge_has_wrong_and_right_answers_to_test_it_with():
     for slug in SLUGS:
-        assert len(list((CORPUS / slug / "wrong").glob("*.py"))) >= 8, slug
-        assert len(list((CORPUS / slug / "right").glob("*.py"))) >= 2, slug
+        assert len(list(folder(slug, "wrong").glob("*.py"))) >= 8, slug
+        assert len(list(folder(slug, "right").glob("*.py"))) >= 2, slug
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -111,11 +118,11 @@ def test_every_hint_a_challenge_names_has_words(slug):
 # -- golden text feedback: one typical wrong answer per challenge ---------------------------
 
 GOLDENS = {
-    "after_game_no_floor": ("after_game", CORPUS / "after_game" / "wrong" / "no_floor.py"),
-    "count_boxes_no_symmetry": ("count_boxes", CORPUS / "count_boxes" / "wrong" / "no_symmetry.py"),
+    "after_game_no_floor": ("after_game", folder("after_game", "wrong") / "no_floor.py"),
+    "count_boxes_no_symmetry": ("count_boxes", folder("count_boxes", "wrong") / "no_symmetry.py"),
     "opening_box_ninth_move_is_a_draw": (
         "opening_box",
-        CORPUS / "opening_box" / "wrong" / "ninth_move_is_a_draw.py",
+        folder("opening_box", "wrong") / "ninth_move_is_a_draw.py",
     ),
 }
 
