@@ -58,8 +58,13 @@ def worker_suite(course_root: str, slug: str) -> Suite:
     return collect(course, load_challenge(course, slug))
 
 
+def _shown_name(entry: dict[str, Any]) -> Path:
+    """The name the feedback gives the submission: the student's own file name, or the entry's."""
+    return Path(entry.get("display_name") or entry["source"].rstrip("/"))
+
+
 def _source(entry: dict[str, Any], root: Path) -> Source:
-    name = Path(entry.get("display_name") or entry["source"].rstrip("/"))
+    name = _shown_name(entry)
     problem = entry.get("problem")
     if problem:
         return Source(name, "", Status.UNREADABLE, LoadProblem(problem["message"]))
@@ -86,8 +91,7 @@ def grader_error_record(task: Task, why: str) -> Result:
     """The record of an entry the grader could not check: every test skipped, the reason kept."""
     entry = task["entry"]
     suite = worker_suite(task["course"], task["slug"])
-    name = Path(entry.get("display_name") or entry["source"].rstrip("/"))
-    source = Source(name, "", Status.GRADER_ERROR, LoadProblem(GRADER_FAILED))
+    source = Source(_shown_name(entry), "", Status.GRADER_ERROR, LoadProblem(GRADER_FAILED))
     report: SubmissionReport = check_source(source, suite, task["sandbox"], student=entry["student"])
     return make_record(entry, report, grader_error=why)
 

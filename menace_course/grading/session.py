@@ -1,7 +1,7 @@
 """One run of ``menace grade``, from a submissions folder to a complete OUT, without printing.
 
-:func:`grade_class` is the whole batch in order: collect the suite, discover the
-students, take the OUT lock, plan (what is already graded), grade the rest in parallel
+:func:`grade_class` is the whole batch in order: collect the suite (for its hash), discover
+the students, take the OUT lock, plan (what is already graded), grade the rest in parallel
 (saving each record the moment it arrives), then assemble OUT's files. The command in
 :mod:`menace_course.commands.grade` shows progress through the ``on_graded`` callback and
 prints the :class:`Summary` this returns.
@@ -67,7 +67,7 @@ class Summary:
 
 
 def prepare(request: Request) -> tuple[Suite, Discovery]:
-    """The suite (collected here too, for its hash and test names) and the students found."""
+    """The suite (collected here too, for its hash) and the students found."""
     suite = collect(request.course, request.challenge)
     found = discover(request.submissions, request.challenge.function, request.challenge.slug)
     if not found.entries:
