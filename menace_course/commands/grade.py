@@ -142,6 +142,11 @@ def grade(
     """
     _check_folders(submissions, out)
     the_course = find_course(course)
+    if not the_course.has_hidden_tests:
+        raise UsageError(
+            f"the course at {the_course.root} has no hidden tests (it is a student's kit); "
+            "grade in the instructor's course folder, or name it with --course DIR"
+        )
     challenge = catalog.load_challenge(the_course, slug)
     kind = _sandbox(sandbox, accept_no_sandbox)
     if kind == "process":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -96,3 +97,11 @@ def test_a_full_disk_stops_the_batch_with_a_clear_message(
     ran = grade(menace, submissions, out, "--sandbox", "process", "--i-accept-no-sandbox")
     assert ran.code == 1
     assert "No space left on device" in ran.err and "run the same command again" in ran.err
+
+
+def test_a_students_kit_cannot_grade(tmp_path: Path, menace: Menace, course_copy) -> None:
+    kit = course_copy()
+    shutil.rmtree(kit / "hidden_tests")
+    submissions = write(tmp_path / "submissions", {"ada.py": RIGHT})
+    ran = grade(menace, submissions, tmp_path / "out", "--course", str(kit))
+    assert ran.code == 2 and "has no hidden tests" in ran.err
