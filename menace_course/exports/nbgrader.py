@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hypothesis import settings
+
 from menace_course import catalog
 from menace_course.catalog import Challenge
 from menace_course.compare import same
@@ -59,6 +61,7 @@ from menace_course.feedback import environment, hint_text
 from menace_course.kit import collect_suite
 from menace_course.models import Kind
 from menace_course.suite import Case
+from menace_course.testing import GRADING_PROFILE
 
 TESTING = "menace_course.testing"
 #: The names a hidden test module may import from ``menace_course.testing`` in a notebook.
@@ -104,17 +107,34 @@ class NbgraderExport:
     needs_package: bool
 
 
+def grading_settings() -> dict[str, Any]:
+    """menace's hypothesis grading profile, as the keyword arguments the checks cell passes on."""
+    profile = settings.get_profile(GRADING_PROFILE)
+    return {key: getattr(profile, key) for key in nbgrader_checks.GRADING_SETTINGS}
+
+
 def checks_source(call_seconds: float) -> str:
-    """The checks cell: :mod:`nbgrader_checks` from its first import, made self-contained."""
-    text = Path(nbgrader_checks.__file__).read_text(encoding="utf-8")
-    lines = text.splitlines()
+    """The checks cell: :mod:`nbgrader_checks` from its first import, made self-contained.
+
+    ``compare.same`` is pasted in, and the call limit and the grading profile are the
+    challenge's and menace's own, so the notebook cannot drift from ``menace grade``.
+    """
+    lines = Path(nbgrader_checks.__file__).read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(("import ", "from ")))
-    body = []
+    body: list[str] = []
+    in_settings = False
     for line in lines[start:]:
-        if line.endswith("# notebook: inline"):
+        if in_settings:
+            in_settings = line != "}"
+        elif line.startswith("from __future__"):
+            continue  # in a kernel it would change how every later cell is compiled
+        elif line.endswith("# notebook: inline"):
             body.append(inspect.getsource(same).rstrip())
         elif line.startswith("CALL_SECONDS = "):
             body.append(f"CALL_SECONDS = {float(call_seconds)!r}")
+        elif line.startswith("GRADING_SETTINGS"):
+            body.append(f"GRADING_SETTINGS: dict[str, Any] = {grading_settings()!r}")
+            in_settings = line.rstrip().endswith("{")
         else:
             body.append(line)
     header = "# Checks used by the test cells below (locked: nbgrader restores this cell).\n"

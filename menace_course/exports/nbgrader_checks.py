@@ -37,14 +37,15 @@ from menace_course.compare import same  # notebook: inline
 
 #: Seconds one call may take (the exporter writes the challenge's own limit here).
 CALL_SECONDS = 2.0
-#: menace's grading profile for hypothesis (``menace_course.testing.GRADING_PROFILE``).
+#: menace's grading profile for hypothesis (the exporter writes the live values of
+#: ``menace_course.testing.GRADING_PROFILE`` here; these are the keys it copies).
 GRADING_SETTINGS: dict[str, Any] = {
     "derandomize": True,
     "database": None,
     "deadline": None,
     "print_blob": False,
     "report_multiple_bugs": False,
-    "max_examples": 60,
+    "max_examples": 100,
 }
 
 

@@ -130,8 +130,11 @@ def test_notebook_scores_each_answer_test_by_test_as_menace_does(slug):
 
 
 def test_checks_cell_grades_under_menaces_hypothesis_profile():
+    namespace: dict = {}
+    exec(checks_source(2.0), namespace)
     profile = settings.get_profile(GRADING_PROFILE)
-    assert {key: getattr(profile, key) for key in GRADING_SETTINGS} == GRADING_SETTINGS
+    assert namespace["GRADING_SETTINGS"] == {key: getattr(profile, key) for key in GRADING_SETTINGS}
+    assert namespace["CALL_SECONDS"] == 2.0
 
 
 def test_a_call_that_runs_too_long_fails_and_the_function_is_not_called_again():
