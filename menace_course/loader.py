@@ -95,13 +95,22 @@ def notebook_code(text: str) -> str:
         raise ValueError("it has no cells")
     chunks = []
     for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code" or _is_nbgrader_test(cell):
             continue
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
         lines = [("# " + ln) if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
         chunks.append("\n".join(lines))
     return "\n\n".join(chunks) + "\n"
+
+
+def _is_nbgrader_test(cell: dict[str, object]) -> bool:
+    """nbgrader's test and read-only cells are the instructor's, not the student's answer."""
+    metadata = cell.get("metadata")
+    marks = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    if not isinstance(marks, dict) or marks.get("solution"):
+        return False
+    return bool(marks.get("grade") or marks.get("locked"))
 
 
 def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:

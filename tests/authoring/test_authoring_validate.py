@@ -177,13 +177,24 @@ def test_hidden_tests_that_do_not_import_are_reported(course, menace, new):
     assert any("the hidden tests do not import: ModuleNotFoundError" in p for p in result["problems"])
 
 
+def set_validate_keys(toml, keys: str) -> None:
+    """Put ``keys`` in the challenge's [validate] table, replacing its equivalent mutants."""
+    text = re.sub(r"equivalent_mutants = \[.*?\]\n", "", toml.read_text(), flags=re.S)
+    if "[validate]\n" in text:
+        text = text.replace("[validate]\n", f"[validate]\n{keys}\n", 1)
+    else:
+        text += f"\n[validate]\n{keys}\n"
+    toml.write_text(text)
+
+
 def test_equivalent_mutants_are_not_counted_and_need_a_reason(course, menace):
+    toml = course / "challenges" / "after_game" / "challenge.toml"
+    set_validate_keys(toml, "")  # start from no equivalents at all
     code, result = validate_json(menace, course)
     survivors = [s["id"] for s in result["mutants"]["survivors"]]
     assert survivors
     entries = ", ".join(f'"{s}: the challenge promises one of the three words"' for s in survivors)
-    toml = course / "challenges" / "after_game" / "challenge.toml"
-    toml.write_text(toml.read_text() + f"\n[validate]\nequivalent_mutants = [{entries}]\n")
+    set_validate_keys(toml, f"equivalent_mutants = [{entries}]")
     code, after = validate_json(menace, course)
     assert code == 0
     assert after["mutants"]["total"] == result["mutants"]["total"] - len(survivors)
@@ -199,7 +210,7 @@ def test_equivalent_mutants_are_not_counted_and_need_a_reason(course, menace):
 
 def test_a_threshold_in_the_metadata_is_used(course, menace):
     toml = course / "challenges" / "after_game" / "challenge.toml"
-    toml.write_text(toml.read_text() + "\n[validate]\nmutant_threshold = 1.0\n")
+    set_validate_keys(toml, "mutant_threshold = 1.0")  # and no equivalents: 2 mutants survive
     ran = validate(menace, course)
     assert ran.code == 1
     assert "Surviving mutants" in ran.out and "below the threshold of 100%" in ran.out

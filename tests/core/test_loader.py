@@ -85,3 +85,25 @@ def test_a_notebooks_code_cells_are_the_submission_and_magics_are_commented_out(
 def test_a_broken_notebook_is_unreadable(tmp_path):
     (tmp_path / "n.ipynb").write_text("{not json")
     assert read_submission(tmp_path / "n.ipynb").status is Status.UNREADABLE
+
+
+def test_nbgrader_test_and_locked_cells_are_not_part_of_the_answer(tmp_path):
+    def cell(source, **marks):
+        return {"cell_type": "code", "source": source, "metadata": {"nbgrader": marks} if marks else {}}
+
+    notebook = {
+        "cells": [
+            cell(GOOD, solution=True, grade=False, grade_id="answer"),
+            cell("assert after_game([0] * 9, 0, 'win')[0] == 3\n", grade=True, locked=True, points=1),
+            cell("import checks_helper\n", locked=True),
+            cell("print(after_game([4] * 9, 0, 'win'))\n"),
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "ps1.ipynb"
+    path.write_text(json.dumps(notebook))
+    source = read_submission(path)
+    assert "def after_game" in source.text and "print(after_game" in source.text
+    assert "assert after_game" not in source.text and "checks_helper" not in source.text

@@ -140,3 +140,13 @@ def probe():
         uid, found = worker.call("probe", []).result
     assert uid != 0
     assert found == [False, False, False, False]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_unseeded_random_gives_the_same_answers_every_run(kind):
+    source = "import random\ndef roll():\n    return [random.randint(1, 6) for _ in range(5)]\n"
+    rolls = []
+    for _ in range(2):
+        with started(kind, source) as worker:
+            rolls.append(worker.call("roll", []).result)
+    assert rolls[0] == rolls[1]
