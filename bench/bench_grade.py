@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # this checkout's menace_course, whatever else is installed
 
 # Answers to after_game: (name, share of the class, body). Right ones are written five ways.
 REWARD = "{'win': 3, 'draw': 1, 'loss': -1}[result]"
@@ -179,7 +180,7 @@ def run_and_measure(argv: list[str], env: dict[str, str], log: Path) -> Measured
     seen: set[int] = set()
     started = time.perf_counter()
     with log.open("w") as errors:
-        process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=errors)
+        process = subprocess.Popen(argv, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors)
         while process.poll() is None:
             total = 0
             grader = {process.pid, *_children(process.pid)}
@@ -325,7 +326,7 @@ def main() -> None:
         profile(args.profile, args.sandbox)
         return
     work = Path(tempfile.mkdtemp(prefix="menace-bench-grade-"))
-    env = {**os.environ, "MENACE_CACHE_DIR": str(work / "cache")}
+    env = {**os.environ, "MENACE_CACHE_DIR": str(work / "cache"), "PYTHONPATH": str(REPO)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an instructor's Python keeps compiled modules
     try:
         bare_seconds, bare_kb = bare_python(env)
