@@ -33,11 +33,15 @@ def _svg(figure: Any) -> str:
 
 
 def score_distribution(stats: ClassStats) -> str:
-    """A bar for each score: how many students got it."""
+    """A bar for each score, on a scale from 0 to the maximum: how many students got it."""
     plt = _pyplot()
     figure, axes = plt.subplots(figsize=(7, 3))
     scores = sorted(stats.scores)
-    axes.bar([f"{s:g}" for s in scores], [stats.scores[s] for s in scores], color="#4c72b0")
+    whole = all(float(s).is_integer() for s in scores)
+    axes.bar(scores, [stats.scores[s] for s in scores], width=0.8 if whole else 0.3, color="#4c72b0")
+    axes.set_xlim(-0.6, stats.max_score + 0.6)
+    if whole and stats.max_score <= 40:
+        axes.set_xticks(range(int(stats.max_score) + 1))
     axes.set_xlabel(f"score (out of {stats.max_score:g})")
     axes.set_ylabel("students")
     axes.yaxis.get_major_locator().set_params(integer=True)
