@@ -7,7 +7,10 @@ would accept all of those.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
+
+_IMMUTABLE = (int, float, str, bool, bytes, type(None))
 
 
 def same(got: Any, expected: Any) -> bool:
@@ -39,3 +42,23 @@ def first_difference(got: Any, expected: Any) -> str | None:
     if len(got) != len(expected):
         return f"length: {len(got)} items instead of {len(expected)}"
     return None
+
+
+def clone(value: Any) -> Any:
+    """A deep copy of plain data, several times faster than :func:`copy.deepcopy`.
+
+    Lists, dicts, sets and tuples are copied all the way down; numbers, strings and None
+    are shared (they cannot change); anything else falls back to ``copy.deepcopy``.
+    """
+    kind = type(value)
+    if kind in _IMMUTABLE:
+        return value
+    if kind is list:
+        return [clone(item) for item in value]
+    if kind is dict:
+        return {key: clone(item) for key, item in value.items()}
+    if kind is tuple:
+        return tuple(clone(item) for item in value)
+    if kind is set:
+        return {clone(item) for item in value}
+    return copy.deepcopy(value)

@@ -8,6 +8,7 @@ and capped before it reaches a template, so it can never pose as a verdict.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from pathlib import Path
@@ -65,8 +66,13 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     return jinja2.FileSystemBytecodeCache(str(folder))
 
 
+@functools.cache
 def environment(templates: Path, format: Format) -> jinja2.Environment:
-    """A jinja2 environment over the course's templates, with the filters they use."""
+    """A jinja2 environment over the course's templates, with the filters they use.
+
+    One per folder and format for the life of the process: a class's feedback reuses the
+    compiled templates instead of loading them again for every student.
+    """
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates)),
         bytecode_cache=_bytecode_cache(),

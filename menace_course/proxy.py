@@ -11,10 +11,10 @@ a failure can show the exact call a student can paste.
 from __future__ import annotations
 
 import contextvars
-import copy
 from dataclasses import dataclass
 from typing import Any
 
+from menace_course.compare import clone
 from menace_course.sandbox.outcomes import CallOutcome
 from menace_course.sandbox.worker import Worker
 from menace_course.testing import CallProblem
@@ -59,7 +59,7 @@ class SubmissionProxy:
         return call
 
     def _call(self, function: str, args: tuple[Any, ...]) -> Any:
-        record = CallRecord(function, copy.deepcopy(args))
+        record = CallRecord(function, clone(args))
         self.last_call = record
         self.calls.append(record)
         info = self._functions.get(function)

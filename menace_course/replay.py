@@ -22,6 +22,7 @@ import hypothesis
 from hypothesis import Phase, given, settings
 
 from menace_course.cache import cache_root
+from menace_course.compare import clone
 from menace_course.sandbox import wire
 
 Examples = list[dict[str, Any]]
@@ -108,7 +109,7 @@ def replaying(test: Any, examples: Examples, shrink: bool) -> Callable[[Any], No
     def run(submission: Any) -> None:
         try:
             for example in examples:
-                inner(submission, **copy.deepcopy(example))
+                inner(submission, **clone(example))
         except Exception as first:
             if not shrink:
                 raise

@@ -10,7 +10,6 @@ names and hints, so the student can be told what will be checked later.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import importlib.util
 import inspect
@@ -25,6 +24,7 @@ from hypothesis import settings
 
 from menace_course import __version__
 from menace_course.catalog import Challenge, Example
+from menace_course.compare import clone
 from menace_course.course import Course
 from menace_course.models import Kind
 from menace_course.replay import ExampleStore, can_replay, replaying
@@ -70,7 +70,7 @@ def call_text(function: str, args: tuple[Any, ...]) -> str:
 
 def _example_case(challenge: Challenge, index: int, example: Example) -> Case:
     def run(submission: Any) -> None:
-        got = getattr(submission, challenge.function)(*copy.deepcopy(example.args))
+        got = getattr(submission, challenge.function)(*clone(example.args))
         expect_equal(got, example.expected)
         if challenge.pure:
             expect_unchanged()

@@ -11,7 +11,6 @@ The measured recipe and the traps behind each flag are in the project's research
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shutil
 import site
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from menace_course.errors import SandboxUnavailable
+from menace_course.sandbox import wire
 
 SandboxKind = Literal["bwrap", "process"]
 HARNESS_DIR = Path(__file__).resolve().parent
@@ -154,10 +154,10 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
             "-I",
             "-S",
             "-B",
-            str(workdir / "harness.py"),
+            str(workdir / "harness.pyc"),
             str(workdir / "submission.py"),
         ]
-        argv += [str(fds[0]), str(fds[1]), json.dumps(settings)]
+        argv += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
         env = {
             "PATH": "/usr/bin:/bin",
             "LANG": "C.UTF-8",
@@ -206,8 +206,8 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
     for hidden in _site_dirs():
         argv += ["--tmpfs", str(hidden)]
     argv += ["--ro-bind", str(workdir), "/box", "--chdir", "/box", "--remount-ro", "/"]
-    argv += [python, "-I", "-S", "-B", "/box/harness.py", "/box/submission.py"]
-    argv += [str(fds[0]), str(fds[1]), json.dumps(settings)]
+    argv += [python, "-I", "-S", "-B", "/box/harness.pyc", "/box/submission.py"]
+    argv += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
     # bwrap itself gets a minimal environment: its own /proc entry is invisible (no --proc),
     # but nothing of the grader's environment should be there to find in any case.
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}

@@ -195,7 +195,7 @@ def aftermath(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Aftermath]:
     # earlier tests) are not the submissions' doing
     before = {pid for pid, (parent, _) in processes().items() if parent == me}
     with subreaper():
-        with ThreadPoolExecutor(max_workers=6) as pool:  # most of them wait, few compute
+        with ThreadPoolExecutor(max_workers=4) as pool:  # most of them wait, few compute
             runs = {run.name: run for run in pool.map(one, jobs)}
         time.sleep(0.5)  # let anything that escaped show itself
         reap_zombies()
