@@ -13,10 +13,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
+
 from menace_course.errors import UsageError
 from menace_course.grading.record import Row
 
 RESULTS_FILE = "results.jsonl"
+
+#: ``--results OUT``: the folder ``menace grade`` wrote (every class export takes it).
+results_option = click.option(
+    "--results",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="OUT of menace grade.",
+)
 
 
 @dataclass(frozen=True)

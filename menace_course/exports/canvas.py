@@ -24,7 +24,7 @@ from pathlib import Path
 import click
 
 from menace_course.errors import UsageError
-from menace_course.exports import Graded, read_results
+from menace_course.exports import Graded, read_results, results_option
 from menace_course.exports.canvas_gradebook import Gradebook, read_gradebook
 from menace_course.grading.record import number
 
@@ -138,13 +138,7 @@ def export_canvas(results: list[Graded], gradebook: Path, out: Path, column: str
 
 
 @click.command("canvas")
-@click.option(
-    "--results",
-    "out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="OUT of menace grade.",
-)
+@results_option
 @click.option(
     "--gradebook",
     required=True,

@@ -27,7 +27,7 @@ from pathlib import Path
 import click
 
 from menace_course.errors import UsageError
-from menace_course.exports import Graded, feedback_file, read_results
+from menace_course.exports import Graded, feedback_file, read_results, results_option
 from menace_course.grading.record import number
 from menace_course.grading.store import atomic_writer
 
@@ -84,13 +84,7 @@ def write_worksheet(out: Path, results: list[Graded], path: Path) -> int:
 
 
 @click.command("moodle")
-@click.option(
-    "--results",
-    "out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="OUT of menace grade.",
-)
+@results_option
 @click.option(
     "--out",
     "import_file",

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from menace_course.errors import UsageError
-from menace_course.exports import Graded, read_results
+from menace_course.exports import Graded, read_results, results_option
 from menace_course.grading.record import number
 from menace_course.grading.store import atomic_writer
 from menace_course.grading.table import LMS_COLUMNS
@@ -37,13 +37,7 @@ def write_plain(results: list[Graded], path: Path) -> None:
 
 
 @click.command("csv")
-@click.option(
-    "--results",
-    "out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="OUT of menace grade.",
-)
+@results_option
 @click.option(
     "--out", "file", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write."
 )
