@@ -31,7 +31,9 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
     done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, check=False)
     elapsed = time.perf_counter() - started
     if done.returncode not in (0,):
-        sys.exit(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout.decode()}{done.stderr.decode()}")
+        sys.exit(
+            f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout.decode()}{done.stderr.decode()}"
+        )
     return elapsed
 
 

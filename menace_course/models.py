@@ -38,9 +38,7 @@ class Status(enum.StrEnum):
     """How far checking a submission got."""
 
     CHECKED = "checked"  #: the tests ran (whatever they found)
-    UNREADABLE = (
-        "unreadable"  #: the file could not be read (missing, binary, wrong encoding, too big)
-    )
+    UNREADABLE = "unreadable"  #: the file could not be read (missing, binary, wrong encoding, too big)
     SYNTAX_ERROR = "syntax_error"  #: Python could not parse it
     LOAD_ERROR = "load_error"  #: loading it raised, timed out or stopped Python
     NO_FUNCTION = "no_function"  #: the challenge's function is not defined
@@ -137,9 +135,7 @@ class SubmissionReport:
     @property
     def passed(self) -> bool:
         """True when the file loaded and every test passed."""
-        return self.status is Status.CHECKED and all(
-            t.outcome is Outcome.PASSED for t in self.tests
-        )
+        return self.status is Status.CHECKED and all(t.outcome is Outcome.PASSED for t in self.tests)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (the documented schema)."""

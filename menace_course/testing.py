@@ -142,9 +142,7 @@ def expect_unchanged(*, hint: str | None = None) -> None:
     call = current_proxy().last_call
     if call is None or call.outcome is None:
         return
-    for position, (before, after) in enumerate(
-        zip(call.args, call.outcome.args_after, strict=False)
-    ):
+    for position, (before, after) in enumerate(zip(call.args, call.outcome.args_after, strict=False)):
         if not same(before, after):
             raise ChangedInput(position=position, before=before, after=after, hint=hint)
 
