@@ -10,11 +10,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support import REPO, Ran
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -51,3 +52,18 @@ def check_json(path: Path, *extra: str) -> tuple[int, dict]:
     done = run_menace("check", str(path), "--format", "json", *extra)
     assert done.stdout, done.stderr
     return done.returncode, json.loads(done.stdout)
+
+
+@pytest.fixture
+def menace(capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
+    """Run ``menace ARGS`` in this process, as the console script does."""
+    from menace_course.cli import main
+
+    def run(*args: str | Path) -> Ran:
+        with pytest.raises(SystemExit) as done:
+            main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        code = done.value.code
+        return Ran(code if isinstance(code, int) else 1, out, err)
+
+    return run

@@ -1,31 +1,16 @@
-"""Fixtures for the authoring tests: a private copy of the course, and ``menace`` run in-process."""
+"""Fixtures for the authoring tests: a private copy of the course (``menace`` is in tests/conftest.py)."""
 
 from __future__ import annotations
 
-import json
 import shutil
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from menace_course.cli import main
+from tests.support import Ran  # noqa: F401  (the tests import it from here)
 
 REPO = Path(__file__).resolve().parents[2]
 COURSE_PARTS = ("challenges", "hidden_tests", "reference", "feedback_templates")
-
-
-@dataclass(frozen=True)
-class Ran:
-    """What one ``menace`` command did."""
-
-    code: int | str | None
-    out: str
-    err: str
-
-    def json(self) -> dict:
-        return json.loads(self.out)
 
 
 @pytest.fixture(scope="session")
@@ -42,16 +27,3 @@ def course(tmp_path: Path, example_cache: Path, monkeypatch: pytest.MonkeyPatch)
         shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setenv("MENACE_CACHE_DIR", str(example_cache))
     return root
-
-
-@pytest.fixture
-def menace(capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
-    """Run ``menace ARGS`` in this process, as the console script does."""
-
-    def run(*args: str) -> Ran:
-        with pytest.raises(SystemExit) as done:
-            main(list(args))
-        out, err = capsys.readouterr()
-        return Ran(done.value.code, out, err)
-
-    return run

@@ -11,23 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from grade_support import REPO, Ran
-
-from menace_course.cli import main
-
-
-@pytest.fixture
-def menace(capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
-    """Run ``menace ARGS`` in this process, as the console script does."""
-
-    def run(*args: str | Path) -> Ran:
-        with pytest.raises(SystemExit) as done:
-            main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        code = done.value.code
-        return Ran(code if isinstance(code, int) else 1, out, err)
-
-    return run
+from grade_support import REPO
 
 
 @pytest.fixture

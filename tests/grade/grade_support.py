@@ -10,8 +10,9 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+from tests.support import Ran
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -101,15 +102,6 @@ EXPECTED_STATUS = {
     "Kim Lee": "failed",
     "lou": "no_python_file",
 }
-
-
-@dataclass(frozen=True)
-class Ran:
-    """What a ``menace`` command did."""
-
-    code: int
-    out: str
-    err: str
 
 
 def start_menace(*args: str | Path) -> subprocess.Popen[str]:

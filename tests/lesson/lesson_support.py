@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+
+from tests.support import Ran  # noqa: F401  (the tests import it from here)
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -83,12 +84,3 @@ def reachable() -> dict[str, int]:
                     found[after] = 9 - after.count(" ")
                     frontier.append(after)
     return found
-
-
-@dataclass(frozen=True)
-class Ran:
-    """What one ``menace`` command did: its exit code and what it printed."""
-
-    code: int | str | None
-    out: str
-    err: str
