@@ -119,13 +119,6 @@ def _function_problem(
     return None
 
 
-def start_worker(source: Source, challenge: Challenge, sandbox: SandboxKind) -> Worker | None:
-    """Spawn the sandboxed child for a readable source now; :func:`check_source` uses it later."""
-    if source.status is not Status.CHECKED:
-        return None
-    return Worker(source.text, sandbox, challenge.limits).spawn()
-
-
 def check_source(
     source: Source,
     suite: Suite,
@@ -136,7 +129,7 @@ def check_source(
 ) -> SubmissionReport:
     """Check one submission against one challenge's suite and describe everything found.
 
-    ``worker`` may be a child already spawned for this source (see :func:`start_worker`),
+    ``worker`` may be a child already spawned for this source (:meth:`Worker.spawn`),
     so that it loads while the grader imports its tests; it is closed here either way.
     """
     started = time.monotonic()

@@ -8,19 +8,20 @@ It starts before any student code, and:
 3. sets resource limits (memory, CPU, file size, open files, processes);
 4. imports the submission as the module ``submission`` (so ``if __name__ == "__main__"``
    code does not run), capturing what it prints;
-5. answers one JSON request per line: ``{"id": n, "fn": name, "args": [...]}`` with
+5. answers one request per line (``{"id": n, "fn": name, "args": [...]}``, packed) with
    ``{"id": n, "ok": true, "result": ..., "args_after": [...], "printed": ...}`` or
    ``{"id": n, "ok": false, "error": {...}}`` where the error holds only the student's frames.
 
 It never sees tests, references or expected values: it only calls and reports.
-Usage (by the grader): ``python -I -S -B harness.py SUBMISSION REQUEST_FD REPLY_FD SETTINGS_JSON``.
+Usage (by the grader, from a precompiled ``harness.pyc``):
+``python -I -S -B harness.pyc SUBMISSION REQUEST_FD REPLY_FD SETTINGS`` where SETTINGS is
+:func:`wire.pack` output. Requests arrive the same way; replies go back as tagged JSON.
 """
 
 from __future__ import annotations
 
 # Imports are few and light on purpose: the harness starts once per submission, and
 # inspect, importlib.util and traceback would triple its start-up time.
-import builtins
 import io
 import os
 import sys
@@ -292,7 +293,6 @@ def main() -> None:
         drop_privileges(int(settings["drop_to_uid"]))
     set_limits(settings.get("limits", {}))
     output = CappedOutput(int(settings.get("print_limit", 4096)))
-    builtins.input  # noqa: B018 (kept: input() reads /dev/null and raises EOFError)
     module, ready = load_submission(path, output)
     if "random" in sys.modules:
         # The same file gives the same answers every run, even if it uses random unseeded.

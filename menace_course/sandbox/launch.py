@@ -17,7 +17,7 @@ import site
 import subprocess
 import sys
 import sysconfig
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -212,8 +212,3 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
     # but nothing of the grader's environment should be there to find in any case.
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
     return LaunchPlan(argv, env, "bwrap", workdir, fds)
-
-
-def limits_as_dict(limits: Limits) -> dict[str, object]:
-    """The limits as plain data, for reports."""
-    return asdict(limits)

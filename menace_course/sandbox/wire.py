@@ -1,7 +1,8 @@
 """The tagged encoding of plain data that crosses between the grader and a sandboxed child.
 
-Only JSON ever crosses the trust boundary: the grader never unpickles, imports or calls
-anything that came from a submission. Plain JSON loses information a grader needs
+Only JSON comes back across the trust boundary: the grader never unpickles, unmarshals,
+imports or calls anything that came from a submission. (Requests, which only the grader
+writes, go the other way as marshal: see :func:`pack`.) Plain JSON loses information a grader needs
 (a tuple becomes a list, ``{1: 'a'}`` becomes ``{"1": "a"}``, a ``list`` subclass with a
 lying ``__eq__`` looks like a list), so values are tagged:
 
