@@ -273,11 +273,11 @@ def profile(count: int, sandbox: str) -> None:
     import pstats
 
     from menace_course.catalog import load_challenge
+    from menace_course.checking.loader import read_submission
+    from menace_course.checking.pipeline import check_source
+    from menace_course.checking.suite import collect
     from menace_course.course import find_course
-    from menace_course.loader import read_submission
-    from menace_course.pipeline import check_source
     from menace_course.sandbox.worker import Worker
-    from menace_course.suite import collect
 
     work = Path(tempfile.mkdtemp(prefix="menace-profile-"))
     write_class(work, count, random.Random(1))

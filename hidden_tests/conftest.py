@@ -18,12 +18,12 @@ import pytest
 from hypothesis import settings
 
 from menace_course.catalog import load_challenge
+from menace_course.checking.loader import read_submission
+from menace_course.checking.proxy import SubmissionProxy
+from menace_course.checking.testing import GRADING_PROFILE, use_course_references
 from menace_course.course import find_course
-from menace_course.loader import read_submission
-from menace_course.proxy import SubmissionProxy
 from menace_course.sandbox.launch import choose_kind
 from menace_course.sandbox.worker import Worker
-from menace_course.testing import GRADING_PROFILE, use_course_references
 
 COURSE = find_course(Path(__file__).resolve().parent.parent)
 use_course_references(COURSE.reference_dir)

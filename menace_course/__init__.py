@@ -2,15 +2,15 @@
 
 The package has three layers, and data flows one way through them:
 
-* the lesson: :mod:`menace_course.noughts` (the game), :mod:`menace_course.engine`
-  (MENACE itself) and :mod:`menace_course.pixels` (the lesson's pictures);
-* the grader: a student's file is read (:mod:`~menace_course.loader`), run in a sandboxed
+* the lesson: :mod:`menace_course.lesson.noughts` (the game), :mod:`menace_course.lesson.engine`
+  (MENACE itself) and :mod:`menace_course.lesson.pixels` (the lesson's pictures);
+* the grader: a student's file is read (:mod:`~menace_course.checking.loader`), run in a sandboxed
   child (:mod:`~menace_course.sandbox`), and tested by trusted tests in this process
-  (:mod:`~menace_course.pipeline`), giving a :class:`~menace_course.models.SubmissionReport`;
+  (:mod:`~menace_course.checking.pipeline`), giving a :class:`~menace_course.models.SubmissionReport`;
 * the outputs: feedback, JSON, class reports and LMS exports read that report and never
   call back.
 
-Authors of challenges write tests with the names below (from :mod:`menace_course.testing`).
+Authors of challenges write tests with the names below (from :mod:`menace_course.checking.testing`).
 They are imported on first use, so ``import menace_course`` stays cheap.
 """
 
@@ -24,13 +24,14 @@ __version__ = "0.1.0"
 _LAZY = {
     "Outcome": "menace_course.models",
     "SubmissionReport": "menace_course.models",
-    "expect": "menace_course.testing",
-    "expect_equal": "menace_course.testing",
-    "expect_unchanged": "menace_course.testing",
-    "hint": "menace_course.testing",
-    "points": "menace_course.testing",
-    "reference": "menace_course.testing",
-    "visible": "menace_course.testing",
+    "expect": "menace_course.checking.testing",
+    "expect_equal": "menace_course.checking.testing",
+    "expect_unchanged": "menace_course.checking.testing",
+    "hint": "menace_course.checking.testing",
+    "points": "menace_course.checking.testing",
+    "reference": "menace_course.checking.testing",
+    "reference_module": "menace_course.checking.testing",
+    "visible": "menace_course.checking.testing",
 }
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "hint",
     "points",
     "reference",
+    "reference_module",
     "visible",
 ]
 

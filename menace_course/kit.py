@@ -27,9 +27,9 @@ from pathlib import Path
 from menace_course import catalog
 from menace_course.bundle import build_wheel, copy_tree
 from menace_course.catalog import Challenge
+from menace_course.checking.suite import HIDDEN_MANIFEST, Suite, collect, manifest_entries
 from menace_course.course import Course
 from menace_course.errors import CourseError, UsageError
-from menace_course.suite import HIDDEN_MANIFEST, Suite, collect, manifest_entries
 
 #: What a student is told to do with the kit (written next to the wheel).
 INSTRUCTIONS = """\

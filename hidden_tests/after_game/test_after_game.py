@@ -3,7 +3,7 @@
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from menace_course.testing import expect, expect_equal, expect_unchanged, hint, reference
+from menace_course import expect, expect_equal, expect_unchanged, hint, reference
 
 after_game = reference("after_game")
 

@@ -9,8 +9,8 @@ each test that needs it reports the problem itself.
 import functools
 import weakref
 
-from menace_course.compare import same
-from menace_course.testing import expect, expect_equal, hint, reference
+from menace_course import expect, expect_equal, hint, reference
+from menace_course.checking.compare import same
 
 count_boxes = reference("count_boxes")
 

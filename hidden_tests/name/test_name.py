@@ -1,14 +1,14 @@
 """Hidden tests for name. Students see each test's first docstring line and its hint.
 
-The 8 ways are taken from the lesson's own module (menace_course.noughts, in the same
+The 8 ways are taken from the lesson's own module (menace_course.lesson.noughts, in the same
 order as the starter's WAYS); expected answers come from the reference.
 """
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from menace_course.noughts import WAYS
-from menace_course.testing import expect, expect_equal, expect_unchanged, hint, reference
+from menace_course import expect, expect_equal, expect_unchanged, hint, reference
+from menace_course.lesson.noughts import WAYS
 
 reference_name = reference("name")
 

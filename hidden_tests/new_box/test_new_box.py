@@ -1,14 +1,14 @@
 """Hidden tests for new_box. Students see each test's first docstring line and its hint.
 
 The positions are the 304 names MENACE has boxes for, found here by the lesson's own
-search (with menace_course.noughts); expected answers come from the reference.
+search (with menace_course.lesson.noughts); expected answers come from the reference.
 """
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from menace_course.noughts import name, winner
-from menace_course.testing import expect, expect_equal, hint, reference
+from menace_course import expect, expect_equal, hint, reference
+from menace_course.lesson.noughts import name, winner
 
 reference_new_box = reference("new_box")
 BEADS = {9: 4, 7: 3, 5: 2, 3: 1}

@@ -7,7 +7,7 @@ full board, or where MENACE resigned); the expected counts always come from the 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from menace_course.testing import (
+from menace_course import (
     expect,
     expect_equal,
     expect_unchanged,

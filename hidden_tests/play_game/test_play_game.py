@@ -13,7 +13,7 @@ import functools
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from menace_course.testing import expect, expect_equal, hint, reference
+from menace_course import expect, expect_equal, hint, reference
 
 reference_play_game = reference("play_game")
 RESULTS = ("win", "draw", "loss")

@@ -19,14 +19,14 @@ from types import ModuleType
 from typing import Any
 
 from menace_course.catalog import Challenge
-from menace_course.compare import same
+from menace_course.checking.compare import same
+from menace_course.checking.loader import read_submission
+from menace_course.checking.pipeline import check_source
+from menace_course.checking.suite import Suite, call_text
 from menace_course.course import Course
 from menace_course.feedback import hint_ids
-from menace_course.loader import read_submission
 from menace_course.models import Outcome, SubmissionReport
-from menace_course.pipeline import check_source
 from menace_course.sandbox.launch import SandboxKind
-from menace_course.suite import Suite, call_text
 
 #: The first line of a wrong solution may name the tests that must catch it.
 CAUGHT_BY = re.compile(r"^#\s*caught-by:\s*(?P<names>.*)$", re.IGNORECASE)

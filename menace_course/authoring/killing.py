@@ -23,15 +23,15 @@ from types import TracebackType
 
 from menace_course import catalog
 from menace_course.authoring.mutants import Mutant
+from menace_course.checking.loader import _parse
+from menace_course.checking.proxy import SubmissionProxy
+from menace_course.checking.runner import run_case
+from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import MenaceError
-from menace_course.loader import _parse
 from menace_course.models import Outcome, Status
-from menace_course.proxy import SubmissionProxy
-from menace_course.runner import run_case
 from menace_course.sandbox.launch import SandboxKind
 from menace_course.sandbox.worker import Worker
-from menace_course.suite import Suite, collect
 
 
 @dataclass(frozen=True)

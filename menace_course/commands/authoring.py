@@ -96,7 +96,7 @@ def validate(slugs: tuple[str, ...], output_format: str, sandbox: str, jobs: int
     from menace_course import catalog
     from menace_course.authoring.report import render_text
     from menace_course.authoring.validate import validate_course
-    from menace_course.experiments.progress import progress_bar
+    from menace_course.lesson.experiments.progress import progress_bar
     from menace_course.sandbox.launch import choose_kind
 
     the_course = _author_course(course)

@@ -13,10 +13,10 @@ import click
 
 from menace_course import catalog
 from menace_course.catalog import Challenge
+from menace_course.checking.loader import Source, calls_by_function, read_submission
 from menace_course.course import Course, find_course
 from menace_course.errors import UsageError
 from menace_course.feedback import render_many
-from menace_course.loader import Source, calls_by_function, read_submission
 from menace_course.models import Status, SubmissionReport
 from menace_course.sandbox.launch import choose_kind
 from menace_course.terminal import print_feedback
@@ -129,8 +129,8 @@ def check(
         Worker(source.text, kind, c.limits).spawn() if source.status is Status.CHECKED else None
         for c in challenges
     ]
-    from menace_course.pipeline import check_source
-    from menace_course.suite import collect
+    from menace_course.checking.pipeline import check_source
+    from menace_course.checking.suite import collect
 
     reports = [
         check_source(source, collect(the_course, c), kind, worker=w)

@@ -4,7 +4,7 @@
 prints. The program is ``reference/steps/stepN.py`` of the course (or of the copy
 bundled with the package, or of the source checkout the package runs from); where
 none is installed, the same computation is done with the package's engine
-(:mod:`menace_course.experiments.page_steps`), which gives the same output.
+(:mod:`menace_course.lesson.experiments.page_steps`), which gives the same output.
 
 ``menace start`` copies a starter file or a step program into the current folder.
 """
@@ -23,11 +23,11 @@ from unittest import mock
 
 import click
 
-from menace_course import noughts, pixels
 from menace_course.course import BUNDLED_COURSE, find_course
 from menace_course.errors import CourseError, UnknownChallenge, UsageError
-from menace_course.experiments.commands import experiment
-from menace_course.experiments.page_steps import COLOURS, STEPS
+from menace_course.lesson import noughts, pixels
+from menace_course.lesson.experiments.commands import experiment
+from menace_course.lesson.experiments.page_steps import COLOURS, STEPS
 
 __all__ = ["experiment", "start", "step"]
 
@@ -135,11 +135,11 @@ def step_files(number: int, course_dir: Path | None) -> dict[str, str]:
         )
     text = program.read_text(encoding="utf-8")
     files = {}
-    for module in sorted(set(re.findall(r"^from menace_course\.(\w+) import", text, re.M))):
+    for module in sorted(set(re.findall(r"^from menace_course\.lesson\.(\w+) import", text, re.M))):
         if module not in HELPERS:
-            raise CourseError(f"{program} imports menace_course.{module}, which can't be copied")
+            raise CourseError(f"{program} imports menace_course.lesson.{module}, which can't be copied")
         files[f"{module}.py"] = Path(HELPERS[module].__file__ or "").read_text(encoding="utf-8")
-    text = re.sub(r"^from menace_course\.(\w+) import", r"from \1 import", text, flags=re.M)
+    text = re.sub(r"^from menace_course\.lesson\.(\w+) import", r"from \1 import", text, flags=re.M)
     return {f"step{number}.py": text, **files}
 
 

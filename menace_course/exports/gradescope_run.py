@@ -62,7 +62,7 @@ def choose_file(folder: Path, slug: str, function: str) -> Path:
         MenaceError: no file, or several with no way to tell which one is meant; the
             message is written for the student.
     """
-    from menace_course.loader import read_submission
+    from menace_course.checking.loader import read_submission
 
     files = candidates(folder)
     if not files:
@@ -90,12 +90,12 @@ def choose_file(folder: Path, slug: str, function: str) -> Path:
 def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
     """Grade ``root/submission`` and return the results (it raises on a grader crash)."""
     from menace_course import catalog
+    from menace_course.checking.loader import read_submission
+    from menace_course.checking.pipeline import check_source
+    from menace_course.checking.suite import collect
     from menace_course.course import BUNDLED_COURSE, Course
     from menace_course.exports.gradescope_results import Visibility, failure_json, results_json
-    from menace_course.loader import read_submission
-    from menace_course.pipeline import check_source
     from menace_course.sandbox.launch import choose_kind
-    from menace_course.suite import collect
 
     started = time.monotonic()
     course = Course(BUNDLED_COURSE)

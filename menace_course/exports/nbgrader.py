@@ -27,7 +27,7 @@ Where they can differ, and why:
   them, and code that ends Python (``os._exit``) loses every cell after it;
 * only each call is timed (``call_seconds``), not the file's whole budget;
 * property tests need hypothesis in the kernel, and hidden tests that import the lesson's
-  modules (``menace_course.noughts``) need this package there too;
+  modules (``menace_course.lesson.noughts``) need this package there too;
 * an answer that uses unseeded randomness can score differently on each run, in both;
 * nbgrader's feedback HTML shows hidden test cells (jupyter/nbgrader#917).
 """
@@ -45,7 +45,9 @@ from hypothesis import settings
 
 from menace_course import catalog
 from menace_course.catalog import Challenge
-from menace_course.compare import same
+from menace_course.checking.compare import same
+from menace_course.checking.suite import Case
+from menace_course.checking.testing import GRADING_PROFILE
 from menace_course.course import Course
 from menace_course.errors import CourseError, UsageError
 from menace_course.exports import nbgrader_checks
@@ -60,11 +62,9 @@ from menace_course.exports.nbgrader_cells import (
 from menace_course.feedback import environment, hint_text
 from menace_course.kit import collect_suite
 from menace_course.models import Kind
-from menace_course.suite import Case
-from menace_course.testing import GRADING_PROFILE
 
-TESTING = "menace_course.testing"
-#: The names a hidden test module may import from ``menace_course.testing`` in a notebook.
+TESTING = "menace_course.checking.testing"
+#: The names a hidden test module may import from ``menace_course.checking.testing`` in a notebook.
 NOTEBOOK_API = frozenset(
     {
         "expect",
@@ -142,12 +142,12 @@ def checks_source(call_seconds: float) -> str:
 
 
 def hidden_module_source(path: Path) -> str:
-    """A hidden test file as the notebook runs it: its import of ``menace_course.testing`` blanked.
+    """A hidden test file as the notebook runs it: its import of ``menace_course.checking.testing`` blanked.
 
     The checks cell provides those names instead. The blanked lines stay as empty lines,
     so every test keeps its line numbers and its source text (hypothesis derives its
     derandomized examples from that text). Imports of the lesson's own modules
-    (``menace_course.noughts`` and the like) stay: the kernel then needs this package.
+    (``menace_course.lesson.noughts`` and the like) stay: the kernel then needs this package.
 
     Raises:
         CourseError: the file imports names the checks cell does not provide.
@@ -157,7 +157,7 @@ def hidden_module_source(path: Path) -> str:
     for node in ast.walk(ast.parse(text, filename=str(path))):
         if isinstance(node, ast.Import) and any(a.name == TESTING for a in node.names):
             raise CourseError(f"{path}:{node.lineno}: write `from {TESTING} import ...` for a notebook")
-        if not isinstance(node, ast.ImportFrom) or node.module != TESTING:
+        if not isinstance(node, ast.ImportFrom) or node.module not in (TESTING, "menace_course"):
             continue
         unknown = {alias.name for alias in node.names} - NOTEBOOK_API
         if unknown:

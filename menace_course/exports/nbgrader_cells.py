@@ -13,8 +13,8 @@ import ast
 import re
 from typing import Any
 
+from menace_course.checking.suite import Case
 from menace_course.errors import CourseError
-from menace_course.suite import Case
 
 SCHEMA_VERSION = 3
 _CELL_ID = re.compile(r"[^A-Za-z0-9_-]")

@@ -10,7 +10,7 @@ standard library only (hypothesis too, for property tests):
   captured (nbgrader gives 0 points to a cell that writes to stderr), and remembers the
   call for :func:`expect_unchanged`;
 * :func:`expect_equal`, :func:`expect_unchanged`, :func:`expect` and the markers behave as
-  in :mod:`menace_course.testing`, with the same type-strict equality;
+  in :mod:`menace_course.checking.testing`, with the same type-strict equality;
 * :func:`run_hidden_test` runs one test of a hidden test module whose source the test
   cell carries between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``. The module
   runs once per kernel (its module-level state is shared, as in ``menace grade``); its
@@ -33,12 +33,12 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from menace_course.compare import same  # notebook: inline
+from menace_course.checking.compare import same  # notebook: inline
 
 #: Seconds one call may take (the exporter writes the challenge's own limit here).
 CALL_SECONDS = 2.0
 #: menace's grading profile for hypothesis (the exporter writes the live values of
-#: ``menace_course.testing.GRADING_PROFILE`` here; these are the keys it copies).
+#: ``menace_course.checking.testing.GRADING_PROFILE`` here; these are the keys it copies).
 GRADING_SETTINGS: dict[str, Any] = {
     "derandomize": True,
     "database": None,

@@ -2,7 +2,7 @@
 
 Each worker process is trusted grader code (it imports the hidden tests and the
 reference); the student's code never runs in it, only in the sandboxed child that
-:func:`~menace_course.pipeline.check_source` starts for each submission. A worker collects
+:func:`~menace_course.checking.pipeline.check_source` starts for each submission. A worker collects
 the challenge's suite once, on its first task, and keeps it. Only plain dicts travel
 between processes: a task (the entry and where the course is) goes in, a record comes out.
 
@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from menace_course.catalog import load_challenge
+from menace_course.checking.loader import Source, read_submission
+from menace_course.checking.pipeline import check_source
+from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import UsageError
 from menace_course.grading.record import make_record
-from menace_course.loader import Source, read_submission
 from menace_course.models import LoadProblem, Status, SubmissionReport
-from menace_course.pipeline import check_source
-from menace_course.suite import Suite, collect
 
 Task = dict[str, Any]
 Result = dict[str, Any]

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from menace_course.checking.loader import read_submission
 from menace_course.errors import UsageError
 from menace_course.grading.names import Identity, identify, key_for
-from menace_course.loader import read_submission
 
 PYTHON_SUFFIXES = (".py", ".ipynb")
 #: Names that operating systems and zip tools leave behind: never a student's work.

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from menace_course.catalog import Challenge
+from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import UsageError
 from menace_course.grading.assemble import Layout, assemble
@@ -27,7 +28,6 @@ from menace_course.grading.stats import ClassStats
 from menace_course.grading.store import ResultStore
 from menace_course.grading.table import LMS_COLUMNS
 from menace_course.sandbox.launch import SandboxKind
-from menace_course.suite import Suite, collect
 
 
 @dataclass(frozen=True)

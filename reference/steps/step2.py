@@ -7,7 +7,7 @@ random choice in which a colour with more beads is more likely.
 
 import random
 
-from menace_course.noughts import name
+from menace_course.lesson.noughts import name
 
 START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each colour, by empty squares
 

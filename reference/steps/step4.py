@@ -6,8 +6,8 @@ games. The results are printed 200 games at a time and drawn 50 games to a row.
 
 import random
 
-from menace_course.noughts import name, random_move, winner
-from menace_course.pixels import show_grid
+from menace_course.lesson.noughts import name, random_move, winner
+from menace_course.lesson.pixels import show_grid
 
 START = {9: 4, 7: 3, 5: 2, 3: 1}
 REWARD = {"win": 3, "draw": 1, "loss": -1}

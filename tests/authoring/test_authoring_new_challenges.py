@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from menace_course import engine, noughts
-from menace_course.testing import use_course_references
+from menace_course.checking.testing import use_course_references
+from menace_course.lesson import engine, noughts
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -103,9 +103,9 @@ def test_each_challenge_has_wrong_and_right_answers_to_test_it_with():
 @pytest.mark.parametrize("slug", SLUGS)
 def test_every_hint_a_challenge_names_has_words(slug):
     from menace_course import catalog
+    from menace_course.checking.suite import collect
     from menace_course.course import Course
     from menace_course.feedback import hint_ids
-    from menace_course.suite import collect
 
     course = Course(REPO)
     suite = collect(course, catalog.load_challenge(course, slug))

@@ -1,6 +1,6 @@
 """Equality in the grader is type-strict: a lookalike is not the answer."""
 
-from menace_course.compare import first_difference, same
+from menace_course.checking.compare import first_difference, same
 
 
 def test_list_and_tuple_differ():

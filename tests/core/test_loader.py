@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from menace_course.checking.loader import MAX_BYTES, read_submission
 from menace_course.errors import UsageError
-from menace_course.loader import MAX_BYTES, read_submission
 from menace_course.models import Status
 
 GOOD = "def after_game(beads, square, result):\n    return list(beads)\n"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from menace_course.compare import same
+from menace_course.checking.compare import same
 from menace_course.sandbox import wire
 
 plain = st.recursive(

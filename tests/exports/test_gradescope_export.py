@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 
 from menace_course import catalog
+from menace_course.checking.loader import read_submission
+from menace_course.checking.pipeline import check_source
+from menace_course.checking.suite import collect
 from menace_course.course import find_course
 from menace_course.errors import UnknownChallenge, UsageError
 from menace_course.exports import gradescope_run
 from menace_course.exports.gradescope import build_autograder
 from menace_course.exports.gradescope_results import SCHEMA, results_json
-from menace_course.loader import read_submission
-from menace_course.pipeline import check_source
 from menace_course.sandbox.launch import bwrap_works
-from menace_course.suite import collect
 from tests.conftest import REPO, run_menace
 
 NO_FLOOR_DRAW_TWO = """def after_game(beads, square, result):

@@ -23,6 +23,10 @@ import pytest
 from hypothesis import settings
 
 from menace_course import catalog
+from menace_course.checking.loader import read_submission
+from menace_course.checking.pipeline import check_source
+from menace_course.checking.suite import collect
+from menace_course.checking.testing import GRADING_PROFILE
 from menace_course.course import find_course
 from menace_course.errors import CourseError, UnknownChallenge, UsageError
 from menace_course.exports.nbgrader import (
@@ -32,11 +36,7 @@ from menace_course.exports.nbgrader import (
     hidden_module_source,
 )
 from menace_course.exports.nbgrader_checks import GRADING_SETTINGS
-from menace_course.loader import read_submission
 from menace_course.models import Outcome
-from menace_course.pipeline import check_source
-from menace_course.suite import collect
-from menace_course.testing import GRADING_PROFILE
 from tests.conftest import REPO, run_menace
 
 COURSE = find_course(REPO)
@@ -169,10 +169,10 @@ def test_a_failed_hidden_test_says_only_its_title_and_hint():
 
 def test_hidden_tests_may_import_only_what_the_checks_cell_offers(tmp_path):
     path = tmp_path / "test_x.py"
-    path.write_text("from menace_course.testing import expect, marks_of\n")
+    path.write_text("from menace_course.checking.testing import expect, marks_of\n")
     with pytest.raises(CourseError, match="marks_of"):
         hidden_module_source(path)
-    path.write_text("from menace_course.testing import (\n    expect,\n    hint,\n)\nX = 1\n")
+    path.write_text("from menace_course.checking.testing import (\n    expect,\n    hint,\n)\nX = 1\n")
     assert hidden_module_source(path) == "\n\n\n\nX = 1\n"
 
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from menace_course import catalog
+from menace_course.checking.suite import collect, manifest_entries
 from menace_course.course import find_course
 from menace_course.errors import UsageError
 from menace_course.kit import build_kit, public_files
-from menace_course.suite import collect, manifest_entries
 from tests.conftest import REPO, run_menace
 
 COURSE = "menace_course/_course/"

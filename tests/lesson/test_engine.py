@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lesson_support import canonical, reachable
 
-from menace_course.engine import (
+from menace_course.lesson.engine import (
     REWARD,
     START,
     START_O,
@@ -23,7 +23,7 @@ from menace_course.engine import (
     play_game,
     play_two_learners,
 )
-from menace_course.noughts import perfect_move, random_move, to_move
+from menace_course.lesson.noughts import perfect_move, random_move, to_move
 
 REACHABLE = reachable()
 OPEN = sorted(board for board, marks in REACHABLE.items() if board == canonical(board) and marks < 8)

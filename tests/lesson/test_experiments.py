@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from lesson_support import Ran
 
-from menace_course.engine import Boxes, play_game
-from menace_course.experiments import no_refill, replica, rewards, two_learners
-from menace_course.noughts import perfect_move
+from menace_course.lesson.engine import Boxes, play_game
+from menace_course.lesson.experiments import no_refill, replica, rewards, two_learners
+from menace_course.lesson.noughts import perfect_move
 
 
 @pytest.mark.slow

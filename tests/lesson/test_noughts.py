@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lesson_support import canonical, line_of_three, reachable, versions
 
-from menace_course import noughts, pixels
-from menace_course.noughts import WAYS, best_moves, name, perfect_move, random_move, winner
+from menace_course.lesson import noughts, pixels
+from menace_course.lesson.noughts import WAYS, best_moves, name, perfect_move, random_move, winner
 
 boards = st.lists(st.sampled_from(" XO"), min_size=9, max_size=9).map("".join)
 REACHABLE = reachable()

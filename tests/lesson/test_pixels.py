@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from menace_course.pixels import show_grid
+from menace_course.lesson.pixels import show_grid
 
 ROWS = [["win", "draw", "loss"], ["loss", "win"]]
 COLOURS = {"win": "green", "draw": "lightgray", "loss": "firebrick"}

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from menace_course.experiments.progress import progress_bar
+from menace_course.lesson.experiments.progress import progress_bar
 
 
 class Terminal(io.StringIO):

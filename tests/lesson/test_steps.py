@@ -11,7 +11,7 @@ import pytest
 from lesson_support import REPO, Ran, golden
 
 from menace_course.commands import lesson
-from menace_course.experiments.page_steps import STEPS
+from menace_course.lesson.experiments.page_steps import STEPS
 
 STEP_NUMBERS = [1, 2, 3, 4]
 

@@ -1,6 +1,6 @@
 """Run a suite's cases against a submission and turn what happened into :class:`TestResult` s.
 
-A case passes when it returns. A :class:`~menace_course.testing.StudentFailure` (or a plain
+A case passes when it returns. A :class:`~menace_course.checking.testing.StudentFailure` (or a plain
 ``assert``) is the student's mistake and becomes ``failed``; a call that raised or stopped
 Python is ``error``; one that took too long is ``timeout``; a function that already timed
 out is not called again, so the rest of its tests are ``skipped``. For a hidden test only
@@ -15,12 +15,12 @@ from typing import Any
 
 from hypothesis.errors import HypothesisException
 
-from menace_course.compare import first_difference
+from menace_course.checking.compare import first_difference
+from menace_course.checking.proxy import CallRecord, SubmissionProxy
+from menace_course.checking.suite import Case, call_text
+from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
 from menace_course.models import Detail, Kind, Line, Outcome, TestResult
-from menace_course.proxy import CallRecord, SubmissionProxy
 from menace_course.sandbox.outcomes import CallOutcome
-from menace_course.suite import Case, call_text
-from menace_course.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
 
 _repr = reprlib.Repr()
 _repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxdict = 12

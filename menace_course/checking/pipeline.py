@@ -18,7 +18,10 @@ import time
 
 from menace_course import __version__
 from menace_course.catalog import Challenge
-from menace_course.loader import Source
+from menace_course.checking.loader import Source
+from menace_course.checking.proxy import SubmissionProxy
+from menace_course.checking.runner import run_cases
+from menace_course.checking.suite import Suite
 from menace_course.models import (
     Detail,
     Line,
@@ -28,12 +31,9 @@ from menace_course.models import (
     SubmissionReport,
     TestResult,
 )
-from menace_course.proxy import SubmissionProxy
-from menace_course.runner import run_cases
 from menace_course.sandbox.launch import Limits, SandboxKind
 from menace_course.sandbox.outcomes import LoadOutcome, SandboxFailure
 from menace_course.sandbox.worker import Worker
-from menace_course.suite import Suite
 
 #: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
 LOAD_PROBLEMS = {

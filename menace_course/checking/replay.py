@@ -22,7 +22,7 @@ import hypothesis
 from hypothesis import Phase, given, settings
 
 from menace_course.cache import cache_root
-from menace_course.compare import clone
+from menace_course.checking.compare import clone
 from menace_course.sandbox import wire
 
 Examples = list[dict[str, Any]]

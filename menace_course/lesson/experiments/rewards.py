@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from menace_course.engine import Boxes, Player, Result, Settings, play_game
-from menace_course.experiments.progress import Tick
+from menace_course.lesson.engine import Boxes, Player, Result, Settings, play_game
+from menace_course.lesson.experiments.progress import Tick
 
 #: Beads added for (win, draw, loss), tried by default.
 TRIPLES: tuple[tuple[int, int, int], ...] = (

@@ -20,7 +20,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 
-from menace_course.experiments.progress import Tick
+from menace_course.lesson.experiments.progress import Tick
 
 Board = list[int]
 Key = tuple[int, ...]

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from menace_course.errors import UsageError
-from menace_course.experiments.progress import progress_bar
+from menace_course.lesson.experiments.progress import progress_bar
 
 
 class ExperimentGroup(click.Group):
@@ -74,7 +74,7 @@ def experiment(ctx: click.Context) -> int:
 )
 def no_refill(runs: int, games: int, seed: int) -> int:
     """Step 3 without the refill rule: how often does the first box run out for good?"""
-    from menace_course.experiments import no_refill as experiment_module
+    from menace_course.lesson.experiments import no_refill as experiment_module
 
     with progress_bar(runs, "runs") as tick:
         data = experiment_module.run(range(seed, seed + runs), games, tick)
@@ -94,7 +94,7 @@ def no_refill(runs: int, games: int, seed: int) -> int:
 @click.option("--rounds", type=click.IntRange(min=1), default=5, show_default=True, help="How many rounds.")
 def replica(seed: int, games: int, rounds: int) -> int:
     """The second account's program: no symmetry, 4 beads a square, against Random."""
-    from menace_course.experiments import replica as experiment_module
+    from menace_course.lesson.experiments import replica as experiment_module
 
     with progress_bar(rounds, "rounds") as tick:
         data = experiment_module.run(seed, rounds, games, tick)
@@ -150,8 +150,8 @@ def rewards(
     opponent: str, runs: int, games: int, seed: int, rewards: tuple[str, ...], picture: Path | None
 ) -> int:
     """Change the rewards: do Michie's +3 (win), +1 (draw), -1 (loss) matter?"""
-    from menace_course.experiments import rewards as experiment_module
-    from menace_course.noughts import perfect_move, random_move
+    from menace_course.lesson.experiments import rewards as experiment_module
+    from menace_course.lesson.noughts import perfect_move, random_move
 
     if picture is not None and picture.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--picture {picture}: the name must end in .png, .svg or .pdf")
@@ -200,7 +200,7 @@ def rewards(
 )
 def two_learners(games: int, runs: int, seed: int, last: int, tests: int) -> int:
     """Both sides learn, as in Michie's computer version: do both become near-expert?"""
-    from menace_course.experiments import two_learners as experiment_module
+    from menace_course.lesson.experiments import two_learners as experiment_module
 
     with progress_bar(runs * games, "games") as tick:
         data = experiment_module.run(range(seed, seed + runs), games, min(last, games), tests, tick)

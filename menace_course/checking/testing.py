@@ -7,7 +7,7 @@ here, in the trusted grader, and never sent to the student's code.
 
 Example:
     from hypothesis import given, strategies as st
-    from menace_course.testing import expect_equal, expect_unchanged, hint, reference
+    from menace_course.checking.testing import expect_equal, expect_unchanged, hint, reference
 
     after_game = reference("after_game")
 
@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, settings
 
-from menace_course.compare import same
+from menace_course.checking.compare import same
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -137,7 +137,7 @@ def expect_equal(got: Any, expected: Any, *, hint: str | None = None) -> None:
 
 def expect_unchanged(*, hint: str | None = None) -> None:
     """Fail with :class:`ChangedInput` if the last call changed any argument it was given."""
-    from menace_course.proxy import current_proxy
+    from menace_course.checking.proxy import current_proxy
 
     call = current_proxy().last_call
     if call is None or call.outcome is None:

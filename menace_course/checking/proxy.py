@@ -3,7 +3,7 @@
 ``submission.after_game(beads, 4, "win")`` sends a copy of the arguments to the child,
 waits for its answer within the limits, and gives back the plain value the student's
 function returned. When the call raises, takes too long or stops Python, a
-:class:`~menace_course.testing.CallProblem` is raised instead, which the runner turns
+:class:`~menace_course.checking.testing.CallProblem` is raised instead, which the runner turns
 into the test's outcome. Every call is remembered (:attr:`SubmissionProxy.last_call`) so
 a failure can show the exact call a student can paste.
 """
@@ -14,10 +14,10 @@ import contextvars
 from dataclasses import dataclass
 from typing import Any
 
-from menace_course.compare import clone
+from menace_course.checking.compare import clone
+from menace_course.checking.testing import CallProblem
 from menace_course.sandbox.outcomes import CallOutcome
 from menace_course.sandbox.worker import Worker
-from menace_course.testing import CallProblem
 
 _current: contextvars.ContextVar[SubmissionProxy] = contextvars.ContextVar("menace_submission")
 

@@ -1,7 +1,7 @@
 """The lesson's Steps 1-4, computed with the package's own engine.
 
 ``reference/steps/stepN.py`` are the page's programs as a student runs them. These
-functions compute the same things with :mod:`menace_course.engine`, and return the
+functions compute the same things with :mod:`menace_course.lesson.engine`, and return the
 printed lines and the picture as data, so that ``menace step N`` works even where
 the step programs are not installed, and so that the tests can show the engine
 makes exactly the page's random draws.
@@ -15,8 +15,8 @@ import random
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
-from menace_course.engine import Boxes, Player, Result, draw_bead, new_box, play_game
-from menace_course.noughts import name, perfect_move, random_move, winner
+from menace_course.lesson.engine import Boxes, Player, Result, draw_bead, new_box, play_game
+from menace_course.lesson.noughts import name, perfect_move, random_move, winner
 
 #: The colours of the page's picture.
 COLOURS: Mapping[Hashable, str] = {"win": "green", "draw": "lightgray", "loss": "firebrick"}

@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from menace_course.engine import Boxes, choose_move, play, play_two_learners, result_for
-from menace_course.experiments.progress import Tick
-from menace_course.noughts import perfect_move
+from menace_course.lesson.engine import Boxes, choose_move, play, play_two_learners, result_for
+from menace_course.lesson.experiments.progress import Tick
+from menace_course.lesson.noughts import perfect_move
 
 #: (won, drawn, lost) from one side's point of view.
 Counts = tuple[int, int, int]

@@ -24,17 +24,17 @@ from hypothesis import settings
 
 from menace_course import __version__
 from menace_course.catalog import Challenge, Example
-from menace_course.compare import clone
-from menace_course.course import Course
-from menace_course.models import Kind
-from menace_course.replay import ExampleStore, can_replay, replaying
-from menace_course.testing import (
+from menace_course.checking.compare import clone
+from menace_course.checking.replay import ExampleStore, can_replay, replaying
+from menace_course.checking.testing import (
     GRADING_PROFILE,
     expect_equal,
     expect_unchanged,
     marks_of,
     use_course_references,
 )
+from menace_course.course import Course
+from menace_course.models import Kind
 
 #: The manifest a kit carries in place of hidden test code.
 HIDDEN_MANIFEST = "hidden.json"

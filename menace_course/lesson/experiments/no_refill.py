@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from menace_course.engine import Boxes, Settings, play_game
-from menace_course.experiments.progress import Tick
-from menace_course.noughts import perfect_move
+from menace_course.lesson.engine import Boxes, Settings, play_game
+from menace_course.lesson.experiments.progress import Tick
+from menace_course.lesson.noughts import perfect_move
 
 FIRST = " " * 9
 NO_REFILL = Settings(refill=False)

@@ -1,7 +1,7 @@
 """MENACE: Donald Michie's matchbox machine, as a small program.
 
 MENACE keeps one matchbox for every position it can meet, named by
-:func:`~menace_course.noughts.name` so that the 8 turned and flipped versions of a
+:func:`~menace_course.lesson.noughts.name` so that the 8 turned and flipped versions of a
 position share a box. A box holds beads of one colour for each different move; a
 bead is drawn at random (more beads, more likely) and its square is played. When
 the game ends, every bead drawn goes back with more of its colour after a win or a
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from menace_course.noughts import name, to_move, winner
+from menace_course.lesson.noughts import name, to_move, winner
 
 __all__ = [
     "MICHIE",
