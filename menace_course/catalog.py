@@ -12,7 +12,7 @@ in ``hidden_tests/<slug>/``, and its reference in ``reference/<slug>.py``.
     params = ["beads", "square", "result"]
     pure = true                   # the function must not change its arguments
     example_hint = "read_the_rules"
-    [limits]                      # optional; any field of sandbox.launch.Limits
+    [limits]                      # optional; any field of limits.Limits
     call_seconds = 2.0
     [[examples]]                  # shown to students in full
     args = [[4, 4, 0, 0, 4, 0, 0, 0, 0], 4, "win"]
@@ -33,7 +33,7 @@ from typing import Any
 
 from menace_course.course import Course
 from menace_course.errors import CourseError, UnknownChallenge
-from menace_course.sandbox.launch import Limits
+from menace_course.limits import Limits
 
 SLUG_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
 

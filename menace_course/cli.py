@@ -24,7 +24,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "start": ("menace_course.commands.lesson", "start", "Write a starter file or a step program here."),
     "step": ("menace_course.commands.lesson", "step", "Run one of the lesson's programs (Steps 1-4)."),
     "experiment": (
-        "menace_course.commands.lesson",
+        "menace_course.commands.experiment",
         "experiment",
         "Run an experiment from the lesson's questions.",
     ),

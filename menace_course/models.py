@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Literal
 
 SCHEMA_VERSION = 1
+
+#: Which sandbox runs a submission: bubblewrap (isolated) or a plain child process.
+SandboxKind = Literal["bwrap", "process"]
 
 
 class Outcome(enum.StrEnum):

@@ -25,8 +25,7 @@ from menace_course.checking.pipeline import check_source
 from menace_course.checking.suite import Suite, call_text
 from menace_course.course import Course
 from menace_course.feedback import hint_ids
-from menace_course.models import Outcome, SubmissionReport
-from menace_course.sandbox.launch import SandboxKind
+from menace_course.models import Outcome, SandboxKind, SubmissionReport
 
 #: The first line of a wrong solution may name the tests that must catch it.
 CAUGHT_BY = re.compile(r"^#\s*caught-by:\s*(?P<names>.*)$", re.IGNORECASE)

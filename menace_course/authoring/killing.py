@@ -29,8 +29,7 @@ from menace_course.checking.runner import run_case
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import MenaceError
-from menace_course.models import Outcome, Status
-from menace_course.sandbox.launch import SandboxKind
+from menace_course.models import Outcome, SandboxKind, Status
 from menace_course.sandbox.worker import Worker
 
 

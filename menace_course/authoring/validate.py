@@ -34,8 +34,7 @@ from menace_course.authoring.results import ChallengeResult, CourseResult, Mutan
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
-from menace_course.models import Kind
-from menace_course.sandbox.launch import SandboxKind
+from menace_course.models import Kind, SandboxKind
 
 Tick = Callable[[], None]
 #: Given a number of mutants and a label, a context giving a callback to call after each.

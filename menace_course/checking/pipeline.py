@@ -22,16 +22,17 @@ from menace_course.checking.loader import Source
 from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.runner import run_cases
 from menace_course.checking.suite import Suite
+from menace_course.limits import Limits
 from menace_course.models import (
     Detail,
     Line,
     LoadProblem,
     Outcome,
+    SandboxKind,
     Status,
     SubmissionReport,
     TestResult,
 )
-from menace_course.sandbox.launch import Limits, SandboxKind
 from menace_course.sandbox.outcomes import LoadOutcome, SandboxFailure
 from menace_course.sandbox.worker import Worker
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from menace_course.commands.check import course_option
+from menace_course.commands.options import course_option, sandbox_option
 from menace_course.course import BUNDLED_COURSE, Course, find_course
 from menace_course.errors import UsageError
 
@@ -65,13 +65,7 @@ def new(slug: str, course: Path | None) -> int:
     show_default=True,
     help="A readable report, or JSON for programs.",
 )
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "bwrap", "process"]),
-    default="auto",
-    show_default=True,
-    help="Where submissions and mutants run: bwrap isolates fully; process is faster to start.",
-)
+@sandbox_option("Where submissions and mutants run: bwrap isolates fully; process is faster to start.")
 @click.option(
     "--jobs", type=click.IntRange(1, 64), default=2, show_default=True, help="Mutants judged at once."
 )

@@ -14,19 +14,13 @@ import click
 from menace_course import catalog
 from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source, calls_by_function, read_submission
+from menace_course.commands.options import challenge_option, course_option, sandbox_option
 from menace_course.course import Course, find_course
 from menace_course.errors import UsageError
 from menace_course.feedback import render_many
 from menace_course.models import Status, SubmissionReport
 from menace_course.sandbox.launch import choose_kind
 from menace_course.terminal import print_feedback
-
-course_option = click.option(
-    "--course",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="The course folder (default: found from here upwards, else the installed one).",
-)
 
 
 def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Challenge]:
@@ -75,12 +69,7 @@ def _without_helpers(found: list[Challenge], source: Source) -> list[Challenge]:
 
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option(
-    "--challenge",
-    "slug",
-    metavar="SLUG",
-    help="Which challenge (default: from the functions the file defines).",
-)
+@challenge_option("Which challenge (default: from the functions the file defines).", required=False)
 @click.option(
     "--format",
     "output_format",
@@ -89,13 +78,7 @@ def _without_helpers(found: list[Challenge], source: Source) -> list[Challenge]:
     show_default=True,
     help="How to show the feedback.",
 )
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "bwrap", "process"]),
-    default="auto",
-    show_default=True,
-    help="bwrap isolates your code fully (Linux); process is a plain child process.",
-)
+@sandbox_option("bwrap isolates your code fully (Linux); process is a plain child process.")
 @click.option("--ascii", "ascii_only", is_flag=True, help="Use :) :( :| instead of ✓ ✗ –.")
 @course_option
 def check(

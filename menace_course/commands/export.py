@@ -1,7 +1,8 @@
 """``menace export <name>``: hand grades or an autograder to an LMS.
 
-Each export is a click command in its own module; register a new one here with one line
-in :data:`SUBCOMMANDS`. This module is imported only when ``menace export`` runs.
+Each export's click command is registered here with one line in :data:`SUBCOMMANDS`;
+the exports themselves (the files they write) are in :mod:`menace_course.exports`.
+This module is imported only when ``menace export`` runs.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import click
 
 #: subcommand -> "module:attribute" of its click command
 SUBCOMMANDS: dict[str, str] = {
-    "canvas": "menace_course.exports.canvas:command",
-    "moodle": "menace_course.exports.moodle:command",
-    "csv": "menace_course.exports.plain_csv:command",
+    "canvas": "menace_course.commands.export_class:canvas",
+    "moodle": "menace_course.commands.export_class:moodle",
+    "csv": "menace_course.commands.export_class:plain_csv",
     "gradescope": "menace_course.commands.export_lms:gradescope",
     "nbgrader": "menace_course.commands.export_lms:nbgrader",
 }

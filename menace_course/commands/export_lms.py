@@ -10,18 +10,14 @@ from pathlib import Path
 
 import click
 
-from menace_course.commands.check import course_option
+from menace_course.commands.options import challenge_option, course_option, force_option, sandbox_option
 from menace_course.course import find_course
 from menace_course.errors import UsageError
 from menace_course.exports.gradescope_results import VISIBILITIES
 
-challenge_option = click.option(
-    "--challenge", "slug", required=True, metavar="SLUG", help="The challenge to export."
-)
-
 
 @click.command()
-@challenge_option
+@challenge_option("The challenge to export.")
 @click.option(
     "--out",
     required=True,
@@ -35,14 +31,8 @@ challenge_option = click.option(
     show_default=True,
     help="When students see the hidden tests' names and hints (Gradescope's visibility).",
 )
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "bwrap", "process"]),
-    default="auto",
-    show_default=True,
-    help="How the autograder isolates student code (auto: bubblewrap where the container allows it).",
-)
-@click.option("--force", is_flag=True, help="Replace the zip if it exists.")
+@sandbox_option("How the autograder isolates student code (auto: bubblewrap where the container allows it).")
+@force_option("Replace the zip if it exists.")
 @course_option
 def gradescope(
     slug: str, out: Path, hidden_visibility: str, sandbox: str, force: bool, course: Path | None
@@ -78,7 +68,7 @@ def gradescope(
 
 
 @click.command()
-@challenge_option
+@challenge_option("The challenge to export.")
 @click.option(
     "--out",
     "out_dir",
@@ -86,7 +76,7 @@ def gradescope(
     type=click.Path(file_okay=False, path_type=Path),
     help="The nbgrader course folder (created if needed; other assignments in it are kept).",
 )
-@click.option("--force", is_flag=True, help="Replace this assignment's source if it exists.")
+@force_option("Replace this assignment's source if it exists.")
 @course_option
 def nbgrader(slug: str, out_dir: Path, force: bool, course: Path | None) -> int:
     """Write an nbgrader course folder with one assignment: the challenge as a notebook.

@@ -25,12 +25,13 @@ from rich.progress import (
 from rich.text import Text
 
 from menace_course import catalog
-from menace_course.commands.check import course_option
+from menace_course.commands.options import challenge_option, course_option, sandbox_option
 from menace_course.course import find_course
 from menace_course.errors import CourseError, MenaceError, SandboxUnavailable, UsageError
 from menace_course.grading.record import FAILED, GRADER_ERROR, PASSED, number
 from menace_course.grading.session import Request, Summary, grade_class
-from menace_course.sandbox.launch import SandboxKind, choose_kind
+from menace_course.models import SandboxKind
+from menace_course.sandbox.launch import choose_kind
 
 NO_SANDBOX_WARNING = (
     "WARNING: grading WITHOUT a sandbox (--i-accept-no-sandbox). Students' code runs as you, "
@@ -88,9 +89,7 @@ def _check_folders(submissions: Path, out: Path) -> None:
 
 @click.command()
 @click.argument("submissions", type=click.Path(path_type=Path))
-@click.option(
-    "--challenge", "slug", required=True, metavar="SLUG", help="The challenge the submissions answer."
-)
+@challenge_option("The challenge the submissions answer.")
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path), help="Where grades, feedback and the report go."
 )
@@ -102,12 +101,9 @@ def _check_folders(submissions: Path, out: Path) -> None:
     is_flag=True,
     help="Grade everything again (after the tests changed); show whose score changed.",
 )
-@click.option(
-    "--sandbox",
-    type=click.Choice(["bwrap", "process"]),
-    default="bwrap",
-    show_default=True,
-    help="bwrap isolates each submission; process does not (needs --i-accept-no-sandbox).",
+@sandbox_option(
+    "bwrap isolates each submission; process does not (needs --i-accept-no-sandbox).",
+    choices=("bwrap", "process"),
 )
 @click.option(
     "--i-accept-no-sandbox",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from menace_course.commands.check import course_option
+from menace_course.commands.options import course_option, force_option
 from menace_course.course import find_course
 from menace_course.errors import UsageError
 from menace_course.kit import build_kit
@@ -20,7 +20,7 @@ from menace_course.kit import build_kit
     type=click.Path(path_type=Path),
     help="Folder to write the kit's wheel and README.txt into (created if needed).",
 )
-@click.option("--force", is_flag=True, help="Replace a kit already in the folder.")
+@force_option("Replace a kit already in the folder.")
 @course_option
 def kit(out_dir: Path, force: bool, course: Path | None) -> int:
     """Build the student kit: this package with the course's public parts inside.

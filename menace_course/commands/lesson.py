@@ -1,4 +1,4 @@
-"""``menace step``, ``menace start`` and ``menace experiment``: the lesson's own programs.
+"""``menace step`` and ``menace start``: the lesson's own programs.
 
 ``menace step N`` runs the page's Step N program and prints exactly what the page
 prints. The program is ``reference/steps/stepN.py`` of the course (or of the copy
@@ -26,10 +26,9 @@ import click
 from menace_course.course import BUNDLED_COURSE, find_course
 from menace_course.errors import CourseError, UnknownChallenge, UsageError
 from menace_course.lesson import noughts, pixels
-from menace_course.lesson.experiments.commands import experiment
 from menace_course.lesson.experiments.page_steps import COLOURS, STEPS
 
-__all__ = ["experiment", "start", "step"]
+__all__ = ["start", "step"]
 
 #: The package's own modules a step program may import; each is copied along with it.
 HELPERS = {"noughts": noughts, "pixels": pixels}

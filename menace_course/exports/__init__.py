@@ -1,9 +1,10 @@
 """Hand grades and autograders to an LMS: ``menace export <name>``.
 
-Each export lives in its own module here and offers one click command; the ``export``
-group (:mod:`menace_course.commands.export`) registers each with one line. Exports of a
-graded class (``canvas``, ``moodle``, ``csv``) read what ``menace grade`` wrote in OUT
-through :func:`read_results`, and never grade anything themselves.
+Each export lives in its own module here and writes files; the ``menace export``
+commands that call them are in :mod:`menace_course.commands` (``export``,
+``export_class``, ``export_lms``). Exports of a graded class (``canvas``, ``moodle``,
+``csv``) read what ``menace grade`` wrote in OUT through :func:`read_results`, and never
+grade anything themselves.
 """
 
 from __future__ import annotations
@@ -13,21 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import click
-
 from menace_course.errors import UsageError
 from menace_course.grading.record import Row
 
 RESULTS_FILE = "results.jsonl"
-
-#: ``--results OUT``: the folder ``menace grade`` wrote (every class export takes it).
-results_option = click.option(
-    "--results",
-    "out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="OUT of menace grade.",
-)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,8 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import click
-
 from menace_course.errors import UsageError
-from menace_course.exports import Graded, read_results, results_option
+from menace_course.exports import Graded
 from menace_course.exports.canvas_gradebook import Gradebook, read_gradebook
 from menace_course.grading.record import number
 
@@ -135,52 +133,3 @@ def export_canvas(results: list[Graded], gradebook: Path, out: Path, column: str
     filled = fill(book, results, column, title)
     write_gradebook(book, out)
     return filled
-
-
-@click.command("canvas")
-@results_option
-@click.option(
-    "--gradebook",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The gradebook CSV exported from Canvas (Grades → Export → Export Entire Gradebook).",
-)
-@click.option(
-    "--out",
-    "import_file",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The CSV to import.",
-)
-@click.option(
-    "--column",
-    default=None,
-    metavar='"TITLE (ID)"',
-    help="The assignment's column (default: found by title).",
-)
-def command(out: Path, gradebook: Path, import_file: Path, column: str | None) -> int:
-    """Fill the assignment's column of a Canvas gradebook with the grades in OUT.
-
-    \b
-    Every other cell stays as it was. Import the file in Canvas: Grades → Import.
-    Exit code: 0 when every graded student was matched to a gradebook row, 1 when some
-    were not (they are listed, and their grades are not in the file), 2 for bad input.
-
-    \b
-    Example:
-      menace export canvas --results graded/ --gradebook gradebook.csv --out import.csv
-    """
-    if import_file.resolve() == gradebook.resolve():
-        raise UsageError("--out must not be the --gradebook file itself: keep Canvas's export as it is")
-    results = read_results(out)
-    filled = export_canvas(results, gradebook, import_file, column)
-    verb = "added the new column" if filled.new_column else "filled the column"
-    click.echo(f"{verb} {filled.column!r} for {len(filled.matched)} of {len(results)} graded students")
-    if filled.new_column:
-        click.echo("note: Canvas creates a new assignment for a column without an id when you import it")
-    if filled.scale != 1.0:
-        click.echo(f"note: scores scaled to the assignment's {filled.points_possible:g} points possible")
-    for result, why in filled.unmatched:
-        click.secho(f"menace: NOT EXPORTED: {result.row.student} ({why})", err=True, fg="red", bold=True)
-    click.echo(f"wrote {import_file}; in Canvas: Grades → Import")
-    return 1 if filled.unmatched else 0

@@ -6,7 +6,7 @@ while it builds the image, then runs ``run_autograder`` for every submission and
 The zip holds::
 
     setup.sh                 apt-get: python3 (3.11 or newer) and bubblewrap; a venv; pip installs
-    run_autograder           grades /autograder/submission with menace_course.exports.gradescope_run
+    run_autograder           grades /autograder/submission with menace_course.autograders.gradescope
     requirements.txt         this package's dependencies (pin them here if you wish)
     menace_course-<v>+gradescope-py3-none-any.whl
                              this package with ONE challenge inside: its text, examples,
@@ -90,7 +90,7 @@ RESULTS="$ROOT/results/results.json"
 mkdir -p "$ROOT/results"
 rm -f "$RESULTS"
 cd "$ROOT" || exit 0
-"$PYTHON" -I -m menace_course.exports.gradescope_run --root "$ROOT" --challenge {slug} \\
+"$PYTHON" -I -m menace_course.autograders.gradescope --root "$ROOT" --challenge {slug} \\
     --hidden-visibility {hidden} --sandbox {sandbox}
 status=$?
 if [ ! -s "$RESULTS" ]; then

@@ -24,10 +24,8 @@ import html
 import time
 from pathlib import Path
 
-import click
-
 from menace_course.errors import UsageError
-from menace_course.exports import Graded, feedback_file, read_results, results_option
+from menace_course.exports import Graded, feedback_file
 from menace_course.grading.record import number
 from menace_course.grading.store import atomic_writer
 
@@ -81,37 +79,3 @@ def write_worksheet(out: Path, results: list[Graded], path: Path) -> int:
     except OSError as error:
         raise UsageError(f"cannot write {path}: {error.strerror}") from error
     return sum("moodle_id" not in r.row.lms for r in results)
-
-
-@click.command("moodle")
-@results_option
-@click.option(
-    "--out",
-    "import_file",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The CSV to import into Moodle.",
-)
-def command(out: Path, import_file: Path) -> int:
-    """Write OUT's grades and feedback as a CSV for Moodle's import.
-
-    \b
-    Example:
-      menace export moodle --results graded/ --out moodle.csv
-    """
-    results = read_results(out)
-    without_id = write_worksheet(out, results, import_file)
-    click.echo(f"wrote {import_file}: {len(results)} students")
-    if without_id == 0:
-        click.echo(
-            "in Moodle, open the assignment: View all submissions → Grading action → Upload grading "
-            "worksheet (the feedback type 'Offline grading worksheet' must be on)"
-        )
-    else:
-        click.echo(
-            f"{without_id} students have no Moodle participant id (their files did not come from "
-            "Moodle's download): their Identifier is their name as graded. Import the file in "
-            "Grades → Import → CSV file, mapping Identifier to username or email address and "
-            "Grade to the assignment."
-        )
-    return 0

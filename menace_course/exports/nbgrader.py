@@ -11,7 +11,7 @@ The notebook, in order (nbgrader cell metadata, ``schema_version`` 3, in bracket
 1. the challenge text (markdown);
 2. the answer [``solution``]: the reference between ``### BEGIN SOLUTION`` and
    ``### END SOLUTION``, which ``nbgrader generate_assignment`` replaces with a stub;
-3. the checks [``locked``]: :mod:`menace_course.exports.nbgrader_checks`, menace's test
+3. the checks [``locked``]: :mod:`menace_course.autograders.nbgrader`, menace's test
    API for a kernel (no sandbox, no grader process);
 4. one test cell per menace test [``grade``, ``locked``, ``points`` = the test's points,
    ``grade_id`` = the test's name]. A visible example is plain code. A hidden test's cell
@@ -44,13 +44,13 @@ from typing import Any
 from hypothesis import settings
 
 from menace_course import catalog
+from menace_course.autograders import nbgrader as kernel
 from menace_course.catalog import Challenge
 from menace_course.checking.compare import same
 from menace_course.checking.suite import Case
 from menace_course.checking.testing import GRADING_PROFILE
 from menace_course.course import Course
 from menace_course.errors import CourseError, UsageError
-from menace_course.exports import nbgrader_checks
 from menace_course.exports.gradescope import references_used
 from menace_course.exports.nbgrader_cells import (
     code_cell,
@@ -110,16 +110,16 @@ class NbgraderExport:
 def grading_settings() -> dict[str, Any]:
     """menace's hypothesis grading profile, as the keyword arguments the checks cell passes on."""
     profile = settings.get_profile(GRADING_PROFILE)
-    return {key: getattr(profile, key) for key in nbgrader_checks.GRADING_SETTINGS}
+    return {key: getattr(profile, key) for key in kernel.GRADING_SETTINGS}
 
 
 def checks_source(call_seconds: float) -> str:
-    """The checks cell: :mod:`nbgrader_checks` from its first import, made self-contained.
+    """The checks cell: :mod:`menace_course.autograders.nbgrader` from its first import, made self-contained.
 
     ``compare.same`` is pasted in, and the call limit and the grading profile are the
     challenge's and menace's own, so the notebook cannot drift from ``menace grade``.
     """
-    lines = Path(nbgrader_checks.__file__).read_text(encoding="utf-8").splitlines()
+    lines = Path(kernel.__file__).read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(("import ", "from ")))
     body: list[str] = []
     in_settings = False

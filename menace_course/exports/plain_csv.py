@@ -10,10 +10,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import click
-
 from menace_course.errors import UsageError
-from menace_course.exports import Graded, read_results, results_option
+from menace_course.exports import Graded
 from menace_course.grading.record import number
 from menace_course.grading.store import atomic_writer
 from menace_course.grading.table import LMS_COLUMNS
@@ -34,21 +32,3 @@ def write_plain(results: list[Graded], path: Path) -> None:
                 writer.writerow([row.student, *ids, *scores, row.status, row.reason])
     except OSError as error:
         raise UsageError(f"cannot write {path}: {error.strerror}") from error
-
-
-@click.command("csv")
-@results_option
-@click.option(
-    "--out", "file", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The CSV to write."
-)
-def command(out: Path, file: Path) -> int:
-    """Write OUT's grades as a plain CSV: student, ids, score, max_score, percent, status.
-
-    \b
-    Example:
-      menace export csv --results graded/ --out grades-plain.csv
-    """
-    results = read_results(out)
-    write_plain(results, file)
-    click.echo(f"wrote {file}: {len(results)} students")
-    return 0

@@ -27,7 +27,7 @@ from menace_course.grading.record import Row
 from menace_course.grading.stats import ClassStats
 from menace_course.grading.store import ResultStore
 from menace_course.grading.table import LMS_COLUMNS
-from menace_course.sandbox.launch import SandboxKind
+from menace_course.models import SandboxKind
 
 
 @dataclass(frozen=True)

@@ -19,43 +19,15 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from menace_course.errors import SandboxUnavailable
+from menace_course.limits import Limits
+from menace_course.models import SandboxKind
 from menace_course.sandbox import wire
 
-SandboxKind = Literal["bwrap", "process"]
 HARNESS_DIR = Path(__file__).resolve().parent
 #: The uid the child runs as when the grader is root (the conventional ``nobody``).
 NOBODY = 65534
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Every limit on a submission; each is a setting with a default that suits the lesson."""
-
-    call_seconds: float = 2.0  #: wall clock for one call
-    import_seconds: float = 5.0  #: wall clock for loading the file
-    budget_seconds: float = 20.0  #: wall clock for all of one submission's calls
-    memory_bytes: int = 512 * 1024 * 1024  #: address space of the child
-    cpu_seconds: int = 60  #: CPU time of the child's whole life (a backstop)
-    file_size_bytes: int = 1024 * 1024  #: largest file the child may write (in its tmpfs)
-    open_files: int = 64
-    processes: int = 0  #: new processes or threads the child may start
-    print_chars: int = 4096  #: printed output kept per call
-    reply_bytes: int = 1024 * 1024  #: largest reply accepted from the child
-    tmp_bytes: int = 16 * 1024 * 1024  #: size of the child's /tmp under bubblewrap
-
-    def rlimits(self) -> dict[str, object]:
-        """The resource limits the harness sets on itself before loading student code."""
-        return {
-            "memory": self.memory_bytes,
-            "cpu": [self.cpu_seconds, self.cpu_seconds + 1],
-            "file_size": self.file_size_bytes,
-            "open_files": self.open_files,
-            "processes": self.processes,
-            "core": 0,
-        }
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from menace_course.limits import Limits
+from menace_course.models import SandboxKind
 from menace_course.sandbox import wire
-from menace_course.sandbox.launch import HARNESS_DIR, Limits, SandboxKind, plan_launch
+from menace_course.sandbox.launch import HARNESS_DIR, plan_launch
 from menace_course.sandbox.outcomes import (
     CallOutcome,
     LoadOutcome,

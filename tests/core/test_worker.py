@@ -2,7 +2,8 @@
 
 import pytest
 
-from menace_course.sandbox.launch import Limits, bwrap_works
+from menace_course.limits import Limits
+from menace_course.sandbox.launch import bwrap_works
 from menace_course.sandbox.worker import Worker
 
 KINDS = [pytest.param("process", id="process"), pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap)]

@@ -23,12 +23,12 @@ import jsonschema
 import pytest
 
 from menace_course import catalog
+from menace_course.autograders import gradescope as gradescope_autograder
 from menace_course.checking.loader import read_submission
 from menace_course.checking.pipeline import check_source
 from menace_course.checking.suite import collect
 from menace_course.course import find_course
 from menace_course.errors import UnknownChallenge, UsageError
-from menace_course.exports import gradescope_run
 from menace_course.exports.gradescope import build_autograder
 from menace_course.exports.gradescope_results import SCHEMA, results_json
 from menace_course.sandbox.launch import bwrap_works
@@ -167,9 +167,9 @@ def test_a_crash_in_the_grader_becomes_a_score_of_zero_with_a_message(tmp_path, 
     def crash(*args):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(gradescope_run, "grade", crash)
+    monkeypatch.setattr(gradescope_autograder, "grade", crash)
     monkeypatch.setenv("AUTOGRADER_ROOT", str(tmp_path))
-    assert gradescope_run.main(["--challenge", "after_game"]) == 0
+    assert gradescope_autograder.main(["--challenge", "after_game"]) == 0
     results = json.loads((tmp_path / "results" / "results.json").read_text())
     validate(results)
     assert results["score"] == 0 and "fault is in the grader" in results["output"]

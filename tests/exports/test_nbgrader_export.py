@@ -23,6 +23,7 @@ import pytest
 from hypothesis import settings
 
 from menace_course import catalog
+from menace_course.autograders.nbgrader import GRADING_SETTINGS
 from menace_course.checking.loader import read_submission
 from menace_course.checking.pipeline import check_source
 from menace_course.checking.suite import collect
@@ -35,7 +36,6 @@ from menace_course.exports.nbgrader import (
     export_assignment,
     hidden_module_source,
 )
-from menace_course.exports.nbgrader_checks import GRADING_SETTINGS
 from menace_course.models import Outcome
 from tests.conftest import REPO, run_menace
 

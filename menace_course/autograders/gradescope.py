@@ -2,7 +2,7 @@
 
 ::
 
-    python -m menace_course.exports.gradescope_run --challenge after_game \\
+    python -m menace_course.autograders.gradescope --challenge after_game \\
         [--hidden-visibility after_published] [--sandbox auto] [--root /autograder]
 
 The root is ``--root``, else the ``AUTOGRADER_ROOT`` environment variable, else
@@ -125,7 +125,9 @@ def write_results(root: Path, data: dict[str, Any]) -> Path:
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="gradescope_run", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="menace_course.autograders.gradescope", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--challenge", required=True)
     parser.add_argument(
         "--hidden-visibility",
@@ -157,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         target = write_results(root, data)
     except OSError as error:
-        print(f"gradescope_run: cannot write results.json: {error}")
+        print(f"menace autograder: cannot write results.json: {error}")
         return 1
     print(f"wrote {target}: score {data['score']}")
     return 0

@@ -1,0 +1,54 @@
+"""The command-line options several ``menace`` commands share, defined once.
+
+Each is a click decorator (or a function that makes one, where the wording differs by
+command), so ``--course`` or ``--sandbox`` mean the same thing and read the same way in
+every command that takes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``--course DIR``: the course folder (default: found from here upwards, else the installed one).
+course_option = click.option(
+    "--course",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The course folder (default: found from here upwards, else the installed one).",
+)
+
+#: ``--results OUT``: the folder ``menace grade`` wrote (every class export takes it).
+results_option = click.option(
+    "--results",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="OUT of menace grade.",
+)
+
+
+def challenge_option(help: str, *, required: bool = True) -> Callable[[F], F]:
+    """``--challenge SLUG``, passed to the command as ``slug``."""
+    return click.option("--challenge", "slug", required=required, metavar="SLUG", help=help)
+
+
+def sandbox_option(help: str, *, choices: tuple[str, ...] = ("auto", "bwrap", "process")) -> Callable[[F], F]:
+    """``--sandbox``: which sandbox runs student code (the first choice is the default)."""
+    return click.option(
+        "--sandbox",
+        type=click.Choice(list(choices)),
+        default=choices[0],
+        show_default=True,
+        help=help,
+    )
+
+
+def force_option(help: str) -> Callable[[F], F]:
+    """``--force``: replace what a command would otherwise refuse to overwrite."""
+    return click.option("--force", is_flag=True, help=help)
