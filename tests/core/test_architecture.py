@@ -1,4 +1,15 @@
-"""Guards for the package's shape: the public names, and which way the data flows."""
+"""Guards for the package's shape: the public names, and which way the data flows.
+
+The layers (docs/architecture.md draws them), from the bottom up::
+
+    leaves      models, limits, errors, cache         import nothing of ours
+    sandbox     menace_course.sandbox                 itself and the leaves only
+    lesson      menace_course.lesson                  itself and the leaves only (no grader)
+    grader      catalog, course, checking, grading, feedback, exports, authoring, autograders, ...
+    top         commands (and cli), service           nothing below imports them
+
+Every import counts, also those inside functions (lazy imports are still dependencies).
+"""
 
 import ast
 import sys
@@ -10,22 +21,86 @@ import menace_course
 
 PACKAGE = Path(menace_course.__file__).parent
 
+LEAVES = ("menace_course.models", "menace_course.limits", "menace_course.errors", "menace_course.cache")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
 
 def imports_of(module_path: Path) -> set[str]:
+    """Every module ``module_path`` imports, relative imports resolved, at any depth of the file."""
     tree = ast.parse(module_path.read_text())
+    package = module_name(module_path)
+    if module_path.name != "__init__.py":
+        package = package.rpartition(".")[0]
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            names.add(module)
+            # ``from menace_course.sandbox import wire`` imports the module ``...sandbox.wire``
+            names.update(f"{module}.{alias.name}" for alias in node.names)
     return names
+
+
+def our_modules() -> dict[str, set[str]]:
+    """Each module of the package and the modules of ours it imports."""
+    graph = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "_course" in path.relative_to(PACKAGE).parts:
+            continue
+        known = {n for n in imports_of(path) if n.startswith("menace_course.")}
+        graph[module_name(path)] = known
+    return graph
+
+
+GRAPH = our_modules()
+
+
+def _in(module: str, *prefixes: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _existing(names: set[str]) -> set[str]:
+    """Drop names that are attributes, not modules (``from x import some_function``)."""
+    return {n for n in names if n in GRAPH}
+
+
+def violations(importers: tuple[str, ...], allowed: tuple[str, ...]) -> dict[str, set[str]]:
+    found = {}
+    for module, imported in GRAPH.items():
+        if not _in(module, *importers):
+            continue
+        bad = {n for n in _existing(imported) if n != "menace_course" and not _in(n, *allowed)}
+        if bad:
+            found[module] = bad
+    return found
 
 
 def test_the_public_names_are_sorted_and_all_resolve():
     assert menace_course.__all__ == sorted(menace_course.__all__)
     for name in menace_course.__all__:
         assert getattr(menace_course, name) is not None
+
+
+def test_the_import_graph_sees_the_package():
+    # The rules below mean nothing if the graph is empty or misses lazy imports.
+    assert "menace_course.checking.pipeline" in GRAPH
+    assert "menace_course.sandbox.worker" in GRAPH["menace_course.checking.pipeline"]
+    assert "menace_course.sandbox.launch" in GRAPH["menace_course.commands.authoring"]  # inside a function
+
+
+@pytest.mark.parametrize("leaf", LEAVES)
+def test_the_leaves_import_nothing_of_ours(leaf):
+    assert violations((leaf,), ()) == {}
 
 
 def test_the_results_model_needs_only_the_standard_library():
@@ -37,6 +112,67 @@ def test_the_results_model_needs_only_the_standard_library():
     assert third_party == set()
 
 
+def test_the_sandbox_imports_only_itself_and_the_leaves():
+    assert violations(("menace_course.sandbox",), ("menace_course.sandbox", *LEAVES)) == {}
+
+
+def test_the_lesson_imports_nothing_of_the_grader():
+    assert violations(("menace_course.lesson",), ("menace_course.lesson", *LEAVES)) == {}
+
+
+def test_challenges_are_read_without_the_sandbox():
+    # The catalog parses challenge.toml; Limits lives in a leaf so that it need not import the sandbox.
+    assert (
+        violations(("menace_course.catalog", "menace_course.course"), ("menace_course.course", *LEAVES)) == {}
+    )
+
+
+@pytest.mark.parametrize("top", ["menace_course.commands", "menace_course.service"])
+def test_commands_and_the_service_sit_on_top(top):
+    importers = {
+        module
+        for module, imported in GRAPH.items()
+        if any(_in(n, top) for n in imported) and not _in(module, top, "menace_course.cli")
+    }
+    if top == "menace_course.service":  # ``menace serve`` and ``menace users`` start it
+        importers = {m for m in importers if not _in(m, "menace_course.commands")}
+    assert importers == set()
+
+
+def test_only_commands_speak_click():
+    speakers = {
+        module
+        for path in PACKAGE.rglob("*.py")
+        if "click" in {n.split(".")[0] for n in imports_of(path)}
+        and not _in(module := module_name(path), "menace_course.commands", "menace_course.cli")
+    }
+    assert speakers == set()
+
+
+def test_exports_hold_exports_only():
+    # No command line and no runtime that grades: those are commands/ and autograders/.
+    assert (
+        violations(
+            ("menace_course.exports",),
+            (
+                "menace_course.exports",
+                "menace_course.autograders",
+                "menace_course.catalog",
+                "menace_course.course",
+                "menace_course.checking.suite",
+                "menace_course.checking.testing",
+                "menace_course.checking.compare",
+                "menace_course.feedback",
+                "menace_course.grading",
+                "menace_course.kit",
+                "menace_course.bundle",
+                *LEAVES,
+            ),
+        )
+        == {}
+    )
+
+
 @pytest.mark.parametrize(
     "module", ["sandbox/wire.py", "sandbox/harness.py", "lesson/noughts.py", "lesson/pixels.py"]
 )
@@ -46,11 +182,4 @@ def test_files_copied_elsewhere_import_only_the_standard_library(module):
 
 
 def test_feedback_reads_reports_and_never_reaches_back_into_the_grader():
-    names = imports_of(PACKAGE / "feedback.py")
-    assert not {
-        n
-        for n in names
-        if n.startswith(
-            ("menace_course.sandbox", "menace_course.checking.pipeline", "menace_course.checking.runner")
-        )
-    }
+    assert violations(("menace_course.feedback",), ("menace_course.cache", *LEAVES)) == {}
