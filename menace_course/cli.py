@@ -8,6 +8,7 @@ library that ``menace grade`` needs. This module is the only place that turns a
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import sys
@@ -38,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Prove a challenge's tests are good (authors).",
     ),
     "list": ("menace_course.commands.check", "list_challenges", "List the course's challenges."),
+    "show": ("menace_course.commands.show", "show", "Show a challenge's text: what to write."),
 }
 
 
@@ -57,6 +59,25 @@ class LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Find the command named first in ``args``; a misspelt one gets the close names.
+
+        ``menace chek`` answers "No such command 'chek'. Did you mean 'check'?", as
+        ``menace export canvs`` does, and names every command when none is close.
+        """
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            known = self.list_commands(ctx)
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+            if close:
+                hint = f"Did you mean {' or '.join(repr(c) for c in close)}?"
+            else:
+                hint = f"The commands are: {', '.join(known)}."
+            raise click.UsageError(f"No such command {name!r}. {hint}", ctx)
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """List commands with their short help, without importing their modules."""
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
@@ -75,7 +96,8 @@ def cli() -> None:
     """MENACE course: exercises for "Can Matchboxes Learn to Play?".
 
     \b
-    Students:     menace start after_game     (a starter file)
+    Students:     menace show after_game      (what to write)
+                  menace start after_game     (a starter file)
                   menace check after_game.py  (feedback on your function)
                   menace step 3               (run the lesson's Step 3)
     Instructors:  menace grade SUBMISSIONS --challenge after_game --out OUT

@@ -189,16 +189,19 @@ def start(slug: str, force: bool, course_dir: Path | None) -> int:
         menace start after_game      writes after_game.py
     or step1 to step4, for the lesson's program and what it imports:
         menace start step3           writes step3.py, noughts.py, pixels.py
-        python step3.py              runs it, with the page's numbers
+        python3 step3.py             runs it, with the page's numbers
     An existing file that differs is never replaced, unless you add --force.
     """
     found = STEP_SLUG.fullmatch(slug)
     if found:
         files = step_files(int(found.group(1)), course_dir)
-        next_step = f"Run it: python {slug}.py"
+        next_step = f"Run it: python3 {slug}.py"
     else:
         files = challenge_files(slug, course_dir)
-        next_step = f"Write your function in {slug}.py, then: menace check {slug}.py"
+        next_step = (
+            f"What to write: menace show {slug}\n"
+            f"Write your function in {slug}.py, then: menace check {slug}.py"
+        )
     written = write_files(files, Path.cwd(), force)
     if written:
         click.echo(f"Wrote {', '.join(written)}.")

@@ -71,7 +71,7 @@ def test_start_step3_writes_a_program_that_prints_the_pages_numbers(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     ran = menace("start", "step3")
-    assert ran.code == 0 and "python step3.py" in ran.out
+    assert ran.code == 0 and "python3 step3.py" in ran.out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["noughts.py", "pixels.py", "step3.py"]
     assert "from noughts import" in (tmp_path / "step3.py").read_text(encoding="utf-8")
     lines = _run_alone(tmp_path, "step3.py")

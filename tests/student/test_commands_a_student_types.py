@@ -1,0 +1,49 @@
+"""The commands as a student types them: ``menace show``, and misspelt command names."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_menace
+from tests.support import REPO
+
+
+@pytest.mark.parametrize(
+    "typed, meant",
+    [("chek", "check"), ("stat", "start"), ("grades", "grade"), ("valdate", "validate"), ("shwo", "show")],
+)
+def test_a_misspelt_command_is_answered_with_the_close_one(typed, meant):
+    done = run_menace(typed, "x")
+    assert done.returncode == 2
+    assert f"No such command '{typed}'. Did you mean '{meant}'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_command_like_none_of_them_is_answered_with_the_list():
+    done = run_menace("frobnicate")
+    assert done.returncode == 2
+    assert "The commands are: check, start, step" in done.stderr and "show" in done.stderr
+
+
+def test_show_prints_the_challenge_text_as_written_when_piped():
+    done = run_menace("show", "after_game")
+    assert done.returncode == 0
+    text = (REPO / "challenges" / "after_game" / "README.md").read_text(encoding="utf-8")
+    assert done.stdout == text.rstrip("\n") + "\n"
+
+
+def test_show_draws_the_markdown_in_a_terminal(menace, monkeypatch):
+    import sys
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    ran = menace("show", "opening_box", "--course", REPO)
+    assert ran.code == 0
+    assert "The first box after the tournament" in ran.out
+    assert "## What the page" not in ran.out  # a heading drawn, not its markdown
+    assert "menace start opening_box" in ran.out and "menace check opening_box.py" in ran.out
+
+
+def test_show_accepts_the_file_name_too_and_suggests_a_misspelt_challenge():
+    assert run_menace("show", "count_boxes.py").returncode == 0
+    done = run_menace("show", "after_gam")
+    assert done.returncode == 2 and "did you mean 'after_game'" in done.stderr
