@@ -5,6 +5,7 @@ Also ``menace list``: the course's challenges.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from pathlib import Path
@@ -18,12 +19,19 @@ from menace_course.commands.options import challenge_option, course_option, sand
 from menace_course.course import Course, find_course
 from menace_course.errors import UsageError
 from menace_course.feedback import render_many
-from menace_course.models import Status, SubmissionReport
+from menace_course.models import Outcome, Status, SubmissionReport
 from menace_course.sandbox.launch import choose_kind
 from menace_course.terminal import print_feedback
 
 
 def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Challenge]:
+    """The challenges a file answers: named by ``--challenge``, else found from the file.
+
+    Found from the functions it defines; failing that (a syntax error, a misspelt name,
+    a file that cannot be read at all), from its ``def`` lines, its file name, or the
+    closest challenge function to a name it defines, so that the feedback gives the real
+    cause (the size, the binary content, the typo) instead of a guess that it answers nothing.
+    """
     if slug is not None:
         return [catalog.load_challenge(course, slug)]
     found = catalog.detect(course, set(source.defined))
@@ -31,13 +39,16 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
         found = _without_helpers(found, source)
     if found:
         return found
+    by_file_name = [c for c in catalog.load_all(course) if source.path.stem in (c.slug, c.function)]
+    if source.status is Status.UNREADABLE:
+        if by_file_name:
+            return by_file_name  # the report for that challenge says why the file cannot be read
+        assert source.problem is not None
+        raise UsageError(f"{source.path.name} cannot be checked: {source.problem.message}")
     # The file could not be parsed, or defines none of the functions: guess from its text
     # or its name, so that a syntax error still gets feedback for the right challenge.
-    names = set(re.findall(r"^\s*def\s+(\w+)", source.text, flags=re.MULTILINE))
-    names.add(source.path.stem)
-    found = catalog.detect(course, names) or [
-        c for c in catalog.load_all(course) if c.slug == source.path.stem
-    ]
+    names = set(re.findall(r"^\s*def\s+(\w+)", source.text, flags=re.MULTILINE)) | set(source.defined)
+    found = catalog.detect(course, names) or by_file_name or _closest(course, names)
     if found:
         return found
     slugs = ", ".join(catalog.list_slugs(course))
@@ -45,6 +56,14 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
         f"{source.path.name} defines none of the challenges' functions ({slugs}); "
         "name the challenge with --challenge SLUG"
     )
+
+
+def _closest(course: Course, names: set[str]) -> list[Challenge]:
+    """Challenges whose function a defined name misspells (``after_gme`` for ``after_game``)."""
+    challenges = catalog.load_all(course)
+    functions = [c.function for c in challenges]
+    close = {m for name in names for m in difflib.get_close_matches(name, functions, n=1, cutoff=0.8)}
+    return [c for c in challenges if c.function in close]
 
 
 def _without_helpers(found: list[Challenge], source: Source) -> list[Challenge]:
@@ -97,8 +116,13 @@ def check(
       menace check my_notebook.ipynb --challenge opening_box
       menace check after_game.py --format json
 
-    Exit code: 0 when every check passes, 1 when some do not, 2 when FILE cannot be read
-    or the challenge is unknown.
+    \b
+    Exit code:
+      0  every check passes, the hidden ones too
+      1  some check does not pass
+      2  FILE cannot be read, or the challenge is unknown
+      3  every check that ran passes, but the hidden checks did not run here
+         (a student's kit has only the examples; they run when your instructor grades)
     """
     the_course = find_course(course)
     source = read_submission(file)
@@ -120,9 +144,25 @@ def check(
         for c, w in zip(challenges, workers, strict=True)
     ]
     _show(reports, output_format, the_course, ascii_only)
+    return exit_code(reports)
+
+
+#: ``menace check``'s exit code when every check that ran passed but the hidden ones did not
+#: run (a student's kit): not 0, which promises that the challenge is passed.
+HIDDEN_NOT_RUN = 3
+
+
+def exit_code(reports: list[SubmissionReport]) -> int:
+    """0: every check passed; 1: some did not; 2: the file could not be checked at all;
+    3: every check that ran passed, but the hidden checks did not run here."""
     if any(r.status in (Status.UNREADABLE, Status.GRADER_ERROR) for r in reports):
         return 2
-    return 0 if all(r.passed for r in reports) else 1
+    if all(r.passed for r in reports):
+        return 0
+    ran_and_passed = all(
+        r.status is Status.CHECKED and all(t.outcome is Outcome.PASSED for t in r.tests) for r in reports
+    )
+    return HIDDEN_NOT_RUN if ran_and_passed else 1
 
 
 def _show(reports: list[SubmissionReport], output_format: str, course: Course, ascii_only: bool) -> None:
