@@ -36,19 +36,28 @@ INSTRUCTIONS = """\
 MENACE course: the student kit
 ==============================
 
-Install it once (Python 3.11 or newer):
+Install it once (Python 3.11 or newer; on Windows, type py where this says python3):
 
-    python -m pip install {wheel}
+    python3 -m pip install {wheel}
 
 Then, in any folder:
 
     menace list                  the challenges
+    menace show after_game       what a challenge asks for, and its rules
     menace start after_game      a starter file for a challenge
     menace check after_game.py   feedback on your function
     menace step 3                run the lesson's Step 3
 
-`menace check` runs the examples of each challenge and names the hidden checks your
-instructor runs when grading; their inputs and answers are not in this kit.
+`menace check` runs each challenge's examples here and names the hidden checks your
+instructor runs when grading; their inputs and answers are not in this kit. What its
+exit code says:
+
+    0  every check passes, the hidden ones too (only where they can run)
+    1  some check does not pass: the feedback says which, and what to try
+    2  the file cannot be checked (unreadable, too large, not Python) or the
+       challenge is unknown
+    3  the examples pass, but the hidden checks did not run here: they run when
+       your instructor grades
 """
 
 

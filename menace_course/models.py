@@ -53,11 +53,12 @@ class Status(enum.StrEnum):
 class Line:
     """One line of the student's own code in a traceback or a syntax error."""
 
-    line: int
+    line: int  #: in a notebook, the line within its cell
     function: str
     code: str
     repeats: int = 1
     column: int = 0
+    cell: int | None = None  #: a notebook's cell, counted from 1 at the top (None for a .py file)
 
 
 @dataclass(frozen=True)
@@ -137,8 +138,16 @@ class SubmissionReport:
 
     @property
     def passed(self) -> bool:
-        """True when the file loaded and every test passed."""
-        return self.status is Status.CHECKED and all(t.outcome is Outcome.PASSED for t in self.tests)
+        """True when the file loaded and every test of the challenge ran and passed.
+
+        False in a student's kit, where the hidden tests have not run (``hidden_not_run``):
+        passing the examples alone is not passing the challenge.
+        """
+        return (
+            self.status is Status.CHECKED
+            and not self.hidden_not_run
+            and all(t.outcome is Outcome.PASSED for t in self.tests)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (the documented schema)."""

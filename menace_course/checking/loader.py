@@ -2,19 +2,20 @@
 
 Everything here is done by reading and parsing only: the file's size is capped, its
 encoding is worked out (UTF-8, a BOM, a coding line, or Windows' usual encodings, with a
-notice), a notebook's code cells are joined, and :func:`ast.parse` finds syntax errors and
-the names the file defines. Nothing of the student's runs in this process.
+notice), a notebook's code cells are joined (:mod:`~menace_course.checking.notebook`, which
+also keeps where each cell starts), and :func:`ast.parse` finds syntax errors and the names
+the file defines. Nothing of the student's runs in this process.
 """
 
 from __future__ import annotations
 
 import ast
 import io
-import json
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from menace_course.checking.notebook import Cells, notebook_code
 from menace_course.errors import UsageError
 from menace_course.models import Detail, Line, LoadProblem, Status
 
@@ -31,6 +32,7 @@ class Source:
     problem: LoadProblem | None = None
     defined: frozenset[str] = frozenset()
     notices: tuple[str, ...] = ()
+    cells: Cells | None = None  #: a notebook's cells (where each is in ``text``); None for a .py file
 
 
 def read_submission(path: Path) -> Source:
@@ -54,9 +56,10 @@ def read_submission(path: Path) -> Source:
         return _unreadable(path, "the file is not text (it looks like a binary file)")
     if path.suffix.lower() == ".ipynb":
         try:
-            text = notebook_code(text)
+            text, cells = notebook_code(text)
         except ValueError as error:
             return _unreadable(path, f"the notebook could not be read: {error}")
+        return replace(_parse(path, text, notices), cells=cells)
     return _parse(path, text, notices)
 
 
@@ -84,35 +87,6 @@ def _decode(raw: bytes) -> tuple[str | None, tuple[str, ...]]:
     )
 
 
-def notebook_code(text: str) -> str:
-    """The code cells of a notebook, in order; IPython magics and shell lines are commented out."""
-    try:
-        notebook = json.loads(text)
-    except ValueError as error:
-        raise ValueError("it is not valid JSON") from error
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    if not isinstance(cells, list):
-        raise ValueError("it has no cells")
-    chunks = []
-    for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code" or _is_nbgrader_test(cell):
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        lines = [("# " + ln) if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
-        chunks.append("\n".join(lines))
-    return "\n\n".join(chunks) + "\n"
-
-
-def _is_nbgrader_test(cell: dict[str, object]) -> bool:
-    """nbgrader's test and read-only cells are the instructor's, not the student's answer."""
-    metadata = cell.get("metadata")
-    marks = metadata.get("nbgrader") if isinstance(metadata, dict) else None
-    if not isinstance(marks, dict) or marks.get("solution"):
-        return False
-    return bool(marks.get("grade") or marks.get("locked"))
-
-
 def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
     try:
         tree = ast.parse(text, filename=path.name)
@@ -124,7 +98,11 @@ def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
             column=error.offset or 0,
         )
         detail = Detail(
-            problem="syntax", error_type="SyntaxError", error_message=error.msg, traceback=(line,)
+            # SyntaxError, or its kinds IndentationError and TabError, which have advice of their own
+            problem="syntax",
+            error_type=type(error).__name__,
+            error_message=error.msg,
+            traceback=(line,),
         )
         problem = LoadProblem(f"Python could not read {path.name}, so no functions were checked", detail)
         return Source(path, text, Status.SYNTAX_ERROR, problem, notices=notices)

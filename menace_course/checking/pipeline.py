@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import difflib
 import time
+from dataclasses import replace
 
 from menace_course import __version__
 from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source
+from menace_course.checking.notebook import in_cells, leave_out_failing_statement, with_note
 from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.runner import run_cases
 from menace_course.checking.suite import Suite
@@ -144,7 +146,7 @@ def check_source(
         problem: LoadProblem | None = None,
         printed: str | None = None,
     ) -> SubmissionReport:
-        return SubmissionReport(
+        made = SubmissionReport(
             challenge=challenge.slug,
             title=challenge.title,
             function=challenge.function,
@@ -163,14 +165,22 @@ def check_source(
             version=__version__,
             student=student,
         )
+        return made if source.cells is None else in_cells(made, source.cells)
 
     if source.status is not Status.CHECKED:
         if worker is not None:
             worker.close()
         return report(source.status, _skipped(suite, "not run: the file could not be read"), source.problem)
-    with worker or Worker(source.text, sandbox, limits) as worker:
+    worker = worker or Worker(source.text, sandbox, limits)
+    try:
         try:
             load = worker.load()
+            while left_out := leave_out_failing_statement(source.text, source.cells, load):
+                # A notebook's cell stopped: go on without the rest of it, as Jupyter would.
+                worker.close()
+                source = replace(source, text=left_out.text, notices=with_note(source.notices, left_out.note))
+                worker = Worker(source.text, sandbox, limits)
+                load = worker.load()
         except SandboxFailure as failure:
             problem = LoadProblem(f"the sandbox could not start on this machine: {failure}")
             return report(Status.GRADER_ERROR, _skipped(suite, "not run: the sandbox failed"), problem)
@@ -187,4 +197,6 @@ def check_source(
             status, problem = trouble
             return report(status, _skipped(suite, f"not run: {problem.message}"), problem, printed)
         tests = run_cases(suite.cases, SubmissionProxy(worker, load.functions))
+    finally:
+        worker.close()
     return report(Status.CHECKED, tests, None, printed)

@@ -33,13 +33,13 @@ def kit(out_dir: Path, force: bool, course: Path | None) -> int:
     \b
     Example:
       menace kit --out kit/
-      python -m pip install kit/menace_course-*.whl     (what students run)
+      python3 -m pip install kit/menace_course-*.whl    (what students run)
     """
     try:
         built = build_kit(find_course(course), out_dir, force=force)
     except OSError as error:  # a folder that cannot be made or written
         raise UsageError(f"cannot write the kit to {out_dir}: {error.strerror or error}") from error
     click.echo(f"wrote {built.wheel} ({len(built.challenges)} challenges: {', '.join(built.challenges)})")
-    click.echo(f"students install it with:  python -m pip install {built.wheel.name}")
+    click.echo(f"students install it with:  python3 -m pip install {built.wheel.name}")
     click.echo(f"instructions for them:     {built.instructions}")
     return 0

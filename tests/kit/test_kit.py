@@ -185,10 +185,30 @@ def test_installed_kit_checks_from_an_empty_folder_and_is_honest_about_hidden_te
     assert not Path(done.stdout.strip(), "hidden_tests").exists()
     (tmp_path / "after_game.py").write_text(RIGHT)
     right = _check(kit_python, tmp_path, "after_game.py")
-    assert right.returncode == 0, right.stdout + right.stderr
+    assert right.returncode == 3, right.stdout + right.stderr  # the examples pass, hidden not run
     assert "Hidden checks that run when your instructor grades (12)" in right.stdout
-    assert "More checks run when your instructor grades." in right.stdout
-    assert "A loss on a square that has no beads left keeps it at 0" in right.stdout
+    verdict = right.stdout.strip().splitlines()[-1]
+    assert verdict == (
+        "✓ The 3 examples pass; 12 hidden checks did not run here: they run when your instructor grades."
+    )
+    assert "passes all" not in right.stdout and "A loss on a square that has no beads left" in right.stdout
+    as_json = json.loads(_check(kit_python, tmp_path, "after_game.py", "--format", "json").stdout)
+    assert as_json["passed"] is False and len(as_json["hidden_not_run"]) == 12
+
+
+def test_kit_readme_documents_the_exit_code_a_kit_check_ends_with(kit):
+    text = kit.instructions.read_text()
+    assert "python3 -m pip install" in text and "python -m pip" not in text
+    assert "3  the examples pass, but the hidden checks did not run here" in text
+    assert "menace show after_game" in text
+
+
+@pytest.mark.slow
+def test_installed_kit_shows_a_challenges_text_from_an_empty_folder(kit_python, tmp_path):
+    command = [kit_python, "-m", "menace_course", "show", "opening_box"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "opening_box(games)" in done.stdout and "What the page leaves open" in done.stdout
 
 
 @pytest.mark.slow
