@@ -23,6 +23,8 @@ const outdir = flag > 0 ? process.argv[flag + 1] : join(here, "..", "menace_cour
 // The entry points: what each page loads.
 const ENTRIES = {
   "editor.js": "src/editor.js",
+  "lesson.js": "src/lesson/main.js",
+  "lesson.css": "src/lesson/lesson.css",
 };
 
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");

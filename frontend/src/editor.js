@@ -9,7 +9,8 @@
 // A small API is exposed as `window.MenaceEditor` for pages that submit with fetch():
 //   MenaceEditor.upgrade(root)      upgrade the textareas under root (done on load)
 //   MenaceEditor.get(textarea)      the editor of a textarea (or its id): an object with
-//                                   getValue(), setValue(text), focus() and view
+//                                   getValue(), setValue(text), setEditable(yes), focus()
+//                                   and view (a readonly textarea starts read-only)
 //   MenaceEditor.onChange(textarea, callback)   call callback(text) after every change
 //
 // Accessibility: the editor takes the textarea's label (a <label for=...>, aria-label or
@@ -18,6 +19,7 @@
 
 import { EditorView, basicSetup } from "codemirror";
 import { keymap } from "@codemirror/view";
+import { Compartment, EditorState } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { indentUnit } from "@codemirror/language";
@@ -71,7 +73,9 @@ function upgradeOne(textarea) {
     }),
   ];
   if (nonce) extensions.push(EditorView.cspNonce.of(nonce));
-  if (textarea.readOnly) extensions.push(EditorView.editable.of(false));
+  const editable = new Compartment();
+  const editing = (yes) => [EditorView.editable.of(yes), EditorState.readOnly.of(!yes)];
+  extensions.push(editable.of(editing(!textarea.readOnly)));
   const view = new EditorView({ doc: textarea.value, extensions });
   view.dom.classList.add("menace-editor");
   textarea.insertAdjacentElement("afterend", view.dom);
@@ -91,8 +95,14 @@ function upgradeOne(textarea) {
     setValue: (text) => {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: String(text) } });
     },
+    setEditable: (yes) => {
+      textarea.readOnly = !yes;
+      view.dom.classList.toggle("menace-editor-readonly", !yes);
+      view.dispatch({ effects: editable.reconfigure(editing(Boolean(yes))) });
+    },
     focus: () => view.focus(),
   };
+  view.dom.classList.toggle("menace-editor-readonly", textarea.readOnly);
   editors.set(textarea, editor);
   textarea.dataset.editorReady = "true";
   return editor;

@@ -11,7 +11,8 @@ The pieces, in the order a game uses them:
 
 * :class:`Settings`: the starting beads, the rewards, and the empty-box rule;
 * :func:`new_box` and :func:`draw_bead`: a box, and a bead from it;
-* :func:`play_game`: one game against any player, then the learning;
+* :func:`play_game`: one game against any player, then the learning (a
+  :class:`GameRecord`, if given, keeps every move and every box opened, to show the game);
 * :func:`play_two_learners`: one game between two MENACEs, both learning;
 * :func:`choose_move`: a trained MENACE's move, without learning (to play against it).
 
@@ -36,6 +37,8 @@ __all__ = [
     "START_O",
     "Box",
     "Boxes",
+    "GameRecord",
+    "Opened",
     "Player",
     "Result",
     "Settings",
@@ -150,12 +153,57 @@ def play(x: Callable[[list[str]], int | None], o: Callable[[list[str]], int | No
         mark = "O" if mark == "X" else "X"
 
 
+@dataclass(frozen=True)
+class Opened:
+    """One box MENACE opened in a game, as it was when the bead was drawn.
+
+    Attributes:
+        board: the board before MENACE's move (9 one-letter strings).
+        position: the position's name (the key of its box).
+        way: how the name was made: the bead for the name's square ``s`` is played on the
+            board's square ``way[s]``.
+        beads: the box's beads before the draw, by the name's squares.
+        bead: the name's square of the bead drawn.
+    """
+
+    board: tuple[str, ...]
+    position: str
+    way: tuple[int, ...]
+    beads: dict[int, int]
+    bead: int
+
+    @property
+    def square(self) -> int:
+        """The board's square that the drawn bead played."""
+        return self.way[self.bead]
+
+    def beads_on_board(self) -> dict[int, int]:
+        """The box's beads by the board's own squares (how a card beside the board shows them)."""
+        return {self.way[s]: n for s, n in self.beads.items()}
+
+
+@dataclass
+class GameRecord:
+    """What happened in one game, for showing it move by move (nothing here changes the game).
+
+    Attributes:
+        moves: every square played, in order, X first.
+        opened: each box MENACE opened, in order.
+        resigned: the board where MENACE found its box empty and resigned, if it did.
+    """
+
+    moves: list[int] = field(default_factory=list)
+    opened: list[Opened] = field(default_factory=list)
+    resigned: tuple[str, ...] | None = None
+
+
 class _Learner:
     """One MENACE during one game: its boxes, its mark, and the beads it drew."""
 
-    def __init__(self, boxes: Boxes, mark: str, settings: Settings) -> None:
+    def __init__(self, boxes: Boxes, mark: str, settings: Settings, record: GameRecord | None = None) -> None:
         self.boxes, self.mark, self.settings = boxes, mark, settings
         self.drawn: list[tuple[str, int]] = []
+        self.record = record
 
     def _new_box(self, position: str) -> Box:
         return new_box(position, self.mark, self.settings.start_for(self.mark))
@@ -169,11 +217,15 @@ class _Learner:
             self.boxes[position] = self._new_box(position)
         box = self.boxes[position]
         if sum(box.values()) == 0:  # every move it knows here has lost
+            if self.record is not None:
+                self.record.resigned = tuple(board)
             if self.settings.refill:
                 self.boxes[position] = self._new_box(position)
             return None
         bead = draw_bead(box)
         self.drawn.append((position, bead))
+        if self.record is not None:
+            self.record.opened.append(Opened(tuple(board), position, tuple(way), dict(box), bead))
         return way[bead]
 
     def learn(self, result: Result) -> None:
@@ -184,13 +236,39 @@ class _Learner:
             box[bead] = max(0, box[bead] + change)
 
 
-def play_game(boxes: Boxes, opponent: Player, settings: Settings = MICHIE, mark: str = "X") -> Result:
+def _recorded(
+    player: Callable[[list[str]], int | None], moves: list[int]
+) -> Callable[[list[str]], int | None]:
+    def move(board: list[str]) -> int | None:
+        square = player(board)
+        if square is not None:
+            moves.append(square)
+        return square
+
+    return move
+
+
+def play_game(
+    boxes: Boxes,
+    opponent: Player,
+    settings: Settings = MICHIE,
+    mark: str = "X",
+    record: GameRecord | None = None,
+) -> Result:
     """MENACE (playing ``mark``, X by default) plays one game against ``opponent``, then learns.
 
     New boxes are added to ``boxes`` as positions come up. Returns MENACE's result.
+    ``record``, if given, is filled in as the game goes (the moves, the boxes opened); it
+    draws no random numbers, so a recorded game is the same game as an unrecorded one.
     """
-    menace = _Learner(boxes, mark, settings)
-    outcome = play(menace.move, opponent) if mark == "X" else play(opponent, menace.move)
+    menace = _Learner(boxes, mark, settings, record)
+    x_player: Callable[[list[str]], int | None] = menace.move
+    o_player: Callable[[list[str]], int | None] = opponent
+    if mark != "X":
+        x_player, o_player = opponent, menace.move
+    if record is not None:
+        x_player, o_player = _recorded(x_player, record.moves), _recorded(o_player, record.moves)
+    outcome = play(x_player, o_player)
     result = result_for(outcome, mark)
     menace.learn(result)
     return result

@@ -1,0 +1,86 @@
+// Boards and matchbox cards, drawn from what the server sent. No rules of the game here:
+// which squares have beads, which bead was drawn and what changed all come from the engine.
+
+import { el } from "./api.js";
+
+export const SQUARE_NAMES = [
+  "top left", "top middle", "top right",
+  "middle left", "centre", "middle right",
+  "bottom left", "bottom middle", "bottom right",
+];
+
+// One colour of bead for each square of the board, each named for screen readers.
+export const BEAD_COLOURS = [
+  ["#c0392b", "red"], ["#d35400", "orange"], ["#9a7d0a", "mustard"],
+  ["#1e8449", "green"], ["#1f618d", "blue"], ["#6c3483", "purple"],
+  ["#a04000", "brown"], ["#117a65", "teal"], ["#c2185b", "pink"],
+];
+
+export function describeBeads(beads, drawn) {
+  const parts = Object.entries(beads)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([square, count]) => `${SQUARE_NAMES[square]} ${count} ${BEAD_COLOURS[square][1]} bead${count === 1 ? "" : "s"}`);
+  const text = parts.length ? parts.join(", ") : "no beads at all";
+  return drawn === undefined || drawn === null ? text : `${text}; drew ${SQUARE_NAMES[drawn]}`;
+}
+
+/** A small board: marks, and for each coloured square a circle with its bead count. */
+export function miniBoard(board, beads = {}, drawn = null) {
+  const cells = [];
+  for (let square = 0; square < 9; square += 1) {
+    const mark = board[square];
+    const cell = el("span", { class: "cell", "data-square": square });
+    if (mark === "X" || mark === "O") {
+      cell.classList.add(`mark-${mark.toLowerCase()}`);
+      cell.textContent = mark;
+    } else if (beads[square] !== undefined) {
+      const [colour, colourName] = BEAD_COLOURS[square];
+      const bead = el("span", {
+        class: `bead${beads[square] === 0 ? " bead-empty" : ""}`,
+        style: `--bead: ${colour}`,
+        title: `${beads[square]} ${colourName}`,
+        "data-count": beads[square],
+      }, String(beads[square]));
+      if (square === drawn) {
+        cell.classList.add("drawn");
+        bead.classList.add("bead-drawn");
+      }
+      cell.append(bead);
+    }
+    cells.push(cell);
+  }
+  return el("span", { class: "mini-board", "aria-hidden": "true" }, cells);
+}
+
+const ordinal = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) || n % 10 > 3 ? 0 : n % 10]}`;
+
+/** A card for one box MENACE opened: the board then, its beads, the drawn bead, its change. */
+export function card(data, index) {
+  const moveNumber = data.move + 1;
+  const label = `Box ${index + 1}, before move ${moveNumber}: ${describeBeads(data.beads, data.drawn)}`;
+  const caption = el("span", { class: "card-caption" }, `Move ${moveNumber} · MENACE's ${ordinal(index + 1)}`);
+  const item = el("li", { class: "card", "data-move": data.move, "aria-label": label },
+    miniBoard(data.board, data.beads, data.drawn), caption);
+  if (data.change !== undefined) showChange(item, data);
+  return item;
+}
+
+export function showChange(item, data) {
+  const sign = data.change > 0 ? "+" : data.change < 0 ? "−" : "±";
+  const text = `${sign}${Math.abs(data.change)}`;
+  const kind = data.change > 0 ? "up" : "down";
+  let badge = item.querySelector(".change");
+  if (!badge) {
+    badge = el("span", { class: `change change-${kind}` });
+    item.append(badge);
+  }
+  badge.textContent = text;
+  badge.setAttribute("aria-label", `${text} ${SQUARE_NAMES[data.drawn]} bead${Math.abs(data.change) === 1 ? "" : "s"}`);
+  item.setAttribute("aria-label", `${item.getAttribute("aria-label").split(". Change")[0]}. Change ${text}`);
+  item.dataset.change = String(data.change);
+}
+
+export function resignedCard(data) {
+  return el("li", { class: "card card-resigned", "aria-label": "MENACE's box for this position is empty: it resigns" },
+    miniBoard(data.board), el("span", { class: "card-caption" }, "Empty box: MENACE resigns"));
+}

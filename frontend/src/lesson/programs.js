@@ -1,0 +1,129 @@
+// The Step programs (Run, Edit) and the challenges (Check my program).
+//
+// Run sends the program, as shown or as edited, to POST /lesson/api/run: it runs in the
+// same sandbox as a check. Check my program uses the service's own API, as /c/<slug> does.
+
+import { el, getJSON, postJSON } from "./api.js";
+
+const editorOf = (textarea) => (window.MenaceEditor ? window.MenaceEditor.get(textarea) : null);
+const valueOf = (textarea) => (editorOf(textarea) ? editorOf(textarea).getValue() : textarea.value);
+
+function showError(output, message) {
+  output.replaceChildren(el("p", { class: "problem", role: "alert" }, message));
+}
+
+export function setUpProgram(article) {
+  const form = article.querySelector("form");
+  const textarea = form.querySelector("textarea");
+  const output = form.querySelector(".program-output");
+  const edit = form.querySelector(".edit");
+  const reset = form.querySelector(".reset");
+  const run = form.querySelector(".run");
+  const original = textarea.value;
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    run.disabled = true;
+    output.replaceChildren(el("p", { class: "note" }, "Running in the sandbox…"));
+    try {
+      const answer = await postJSON(form.getAttribute("action"), { step: Number(article.dataset.step), source: valueOf(textarea) });
+      output.replaceChildren(...programOutput(answer));
+    } catch (error) {
+      showError(output, `The program could not be run: ${error.message}`);
+    } finally {
+      run.disabled = false;
+    }
+  });
+  edit.addEventListener("click", () => {
+    const editor = editorOf(textarea);
+    const editing = edit.getAttribute("aria-pressed") !== "true";
+    if (editor) editor.setEditable(editing);
+    else textarea.readOnly = !editing;
+    edit.setAttribute("aria-pressed", editing ? "true" : "false");
+    edit.textContent = editing ? "Stop editing" : "Edit";
+    reset.hidden = false;
+    if (editing && editor) editor.focus();
+  });
+  reset.addEventListener("click", () => {
+    const editor = editorOf(textarea);
+    if (editor) editor.setValue(original);
+    else textarea.value = original;
+  });
+}
+
+function programOutput(answer) {
+  const parts = [];
+  if (answer.printed) {
+    parts.push(el("h4", {}, "Printed"), el("pre", { class: "printed" }, answer.printed));
+  }
+  if (answer.dropped) parts.push(el("p", { class: "note" }, `(${answer.dropped} more characters were printed and not kept)`));
+  if (answer.error) {
+    const frames = answer.error.frames.map((f) => el("li", {}, `line ${f.line}${f.function !== "<module>" ? `, in ${f.function}` : ""}: `, el("code", {}, f.code)));
+    parts.push(el("div", { class: "problem", role: "alert" },
+      el("p", {}, el("strong", {}, answer.error.type), answer.error.message ? `: ${answer.error.message}` : ""),
+      frames.length ? el("ol", { class: "frames" }, frames) : null));
+  }
+  if (answer.problem) parts.push(el("p", { class: "problem", role: "alert" }, answer.problem));
+  for (const svgText of answer.pictures || []) {
+    const svg = new DOMParser().parseFromString(svgText, "image/svg+xml").documentElement;
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, grey a draw, red a loss");
+    parts.push(el("h4", {}, "Picture"), el("div", { class: "picture" }, document.importNode(svg, true)));
+  }
+  for (const note of answer.notes || []) parts.push(el("p", { class: "note" }, note));
+  if (!parts.length) parts.push(el("p", { class: "note" }, "The program ran and printed nothing."));
+  parts.push(el("p", { class: "note seconds" }, `Ran in ${answer.seconds.toFixed(2)} s, in the sandbox.`));
+  return parts;
+}
+
+// -- challenges ------------------------------------------------------------------
+
+const OUTCOME_WORDS = { passed: "passed", failed: "failed", error: "stopped with an error", timeout: "took too long", skipped: "not run" };
+
+function reportView(report) {
+  if (report.html) {
+    const frame = el("div", { class: "feedback" });
+    frame.innerHTML = report.html; // the service's own feedback renderer, which escapes everything
+    return [frame];
+  }
+  const tests = report.tests || [];
+  const passed = tests.filter((t) => t.outcome === "passed").length;
+  const parts = [el("p", { class: report.passed ? "verdict pass" : "verdict fail", role: "status" },
+    report.passed ? `✓ All ${tests.length} checks pass.` : `${passed} of ${tests.length} checks pass.`)];
+  if (report.load_problem) parts.push(el("p", { class: "problem" }, report.load_problem.message));
+  parts.push(el("ul", { class: "tests" }, tests.map((t) => el("li", { class: `test ${t.outcome}` },
+    el("span", { class: "mark", "aria-hidden": "true" }, t.outcome === "passed" ? "✓" : "✗"),
+    el("span", {}, `${t.title} — ${OUTCOME_WORDS[t.outcome] || t.outcome}`),
+    t.outcome !== "passed" && t.message ? el("span", { class: "message" }, t.message) : null,
+    t.outcome !== "passed" && t.hint_text ? el("span", { class: "hint" }, `Hint: ${t.hint_text}`) : null))));
+  return parts;
+}
+
+export function setUpChallenge(article) {
+  const form = article.querySelector("form");
+  const textarea = form.querySelector("textarea");
+  const output = form.querySelector(".check-output");
+  const button = form.querySelector("button[type=submit]");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    output.replaceChildren(el("p", { class: "note" }, "Checking…"));
+    try {
+      const body = {
+        challenge: form.elements.challenge.value,
+        filename: form.elements.filename.value,
+        source: valueOf(textarea),
+      };
+      let answer = await postJSON(`${form.getAttribute("action")}?wait=10`, body);
+      for (let tries = 0; answer.status !== "done" && tries < 60; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        answer = await getJSON(answer.url);
+      }
+      if (answer.status !== "done") throw new Error("the check is taking too long; try again in a moment");
+      output.replaceChildren(...reportView(answer.report));
+    } catch (error) {
+      showError(output, `Your program could not be checked: ${error.message}`);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}

@@ -1,0 +1,311 @@
+// The MENACE widget: buttons and pictures around the server's engine.
+//
+// The browser keeps only the seed and the log of what was pressed; every game is played
+// by the server (POST /lesson/api/widget), which answers with the game to show, the
+// chart's data and the tallies. The rules of the game live on the server, once.
+
+import { el, postJSON } from "./api.js";
+import { SQUARE_NAMES, card, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
+import { drawChart } from "./chart.js";
+
+const RESULT_WORDS = { win: "MENACE won", draw: "A draw", loss: "MENACE lost" };
+const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Widget {
+  constructor(root) {
+    this.root = root;
+    this.$ = (id) => root.querySelector(`#${id}`);
+    this.squares = Array.from(root.querySelectorAll(".square"));
+    this.seed = Number(root.dataset.seed) || 0;
+    this.log = [];
+    this.summary = null;
+    this.human = null; // O's moves so far in a game against you
+    this.busy = false;
+    this.delay = Number(root.dataset.delay || (reducedMotion() ? 60 : 550));
+    this.$("start").addEventListener("click", () => this.start());
+    this.$("play-one").addEventListener("click", () => this.playOne());
+    this.$("play-hundred").addEventListener("click", () => this.playMany(100));
+    this.$("show-boxes").addEventListener("click", () => this.toggleBoxes());
+    this.$("opponent").addEventListener("change", () => this.opponentChanged());
+    this.squares.forEach((button) => button.addEventListener("click", () => this.humanMove(Number(button.dataset.square))));
+    this.squares.forEach((button, index) => button.addEventListener("keydown", (event) => this.arrowKeys(event, index)));
+    this.start();
+  }
+
+  get opponent() {
+    return this.$("opponent").value;
+  }
+
+  setStatus(text) {
+    this.$("status").textContent = text;
+  }
+
+  setBusy(busy) {
+    this.busy = busy;
+    this.root.classList.toggle("is-busy", busy);
+    this.root.setAttribute("aria-busy", busy ? "true" : "false");
+    for (const id of ["start", "play-one", "show-boxes"]) this.$(id).disabled = busy;
+    this.$("play-hundred").disabled = busy || this.opponent === "you";
+  }
+
+  async request(action, extra = {}) {
+    const body = { seed: this.seed, log: this.log, action, ...extra };
+    const answer = await postJSON(this.root.dataset.api || "/lesson/api/widget", body);
+    this.log = answer.log;
+    this.summary = answer;
+    return answer;
+  }
+
+  async run(task) {
+    if (this.busy) return;
+    this.setBusy(true);
+    try {
+      await task();
+    } catch (error) {
+      this.setStatus(`Something went wrong: ${error.message}`);
+    } finally {
+      this.setBusy(false);
+      this.updateSquares();
+    }
+  }
+
+  start() {
+    return this.run(async () => {
+      const field = this.$("seed");
+      const wanted = Number.parseInt(field.value, 10);
+      this.seed = Number.isFinite(wanted) && wanted >= 0 ? wanted : Math.floor(Math.random() * 100000);
+      field.value = String(this.seed);
+      this.log = [];
+      this.human = null;
+      this.drawBoard(" ".repeat(9));
+      this.$("cards").replaceChildren();
+      await this.request(null);
+      this.showSummary();
+      this.root.dataset.state = "ready";
+      this.setStatus(`A fresh MENACE (seed ${this.seed}): every box is as Michie filled it. ` +
+        (this.opponent === "you" ? "Press Play 1 game to play against it." : "Press Play 1 game or 100 games."));
+      if (!this.$("box-panel").hidden) await this.loadBoxes();
+    });
+  }
+
+  playOne() {
+    if (this.opponent === "you") return this.startHumanGame();
+    return this.run(async () => {
+      this.human = null;
+      const answer = await this.request({ type: "games", count: 1, opponent: this.opponent });
+      await this.showGame(answer.game, true);
+      this.showSummary();
+      if (!this.$("box-panel").hidden) await this.loadBoxes();
+    });
+  }
+
+  playMany(count) {
+    if (this.opponent === "you") return undefined;
+    return this.run(async () => {
+      this.human = null;
+      this.setStatus(`Playing ${count} games against ${this.opponentName()}…`);
+      const answer = await this.request({ type: "games", count, opponent: this.opponent });
+      await this.showGame(answer.game, false);
+      this.showSummary();
+      const t = answer.tallies;
+      this.setStatus(`${count} more games against ${this.opponentName()} played. The board shows the last of them.`);
+      this.root.dataset.played = String(t.played);
+      if (!this.$("box-panel").hidden) await this.loadBoxes();
+    });
+  }
+
+  opponentName() {
+    return { perfect: "Perfect", random: "Random", you: "you" }[this.opponent];
+  }
+
+  opponentChanged() {
+    this.human = null;
+    this.setBusy(false);
+    this.updateSquares();
+    this.setStatus(this.opponent === "you"
+      ? "O is you now. Press Play 1 game: MENACE moves first, then click a square."
+      : `O is ${this.opponentName()} now. The chart will mark the change with a dashed line.`);
+  }
+
+  // -- a game against you ----------------------------------------------------
+
+  startHumanGame() {
+    if (this.busy) return undefined;
+    this.root.dataset.state = "starting";
+    return this.run(async () => {
+      this.human = [];
+      this.$("cards").replaceChildren();
+      this.drawBoard(" ".repeat(9));
+      const answer = await this.request({ type: "human", moves: [] });
+      await this.showHumanStep(answer.game, 0);
+    });
+  }
+
+  humanMove(square) {
+    if (!this.human || this.busy) return;
+    const button = this.squares[square];
+    if (button.dataset.mark) return;
+    return this.run(async () => {
+      const shownMoves = this.currentMoves.length;
+      this.human = [...this.human, square];
+      const answer = await this.request({ type: "human", moves: this.human });
+      await this.showHumanStep(answer.game, shownMoves);
+    });
+  }
+
+  async showHumanStep(game, alreadyShown) {
+    this.currentMoves = game.moves;
+    await this.playMoves(game, alreadyShown, true);
+    if (game.result) {
+      this.human = null;
+      this.finishGame(game);
+      this.showSummary();
+      if (!this.$("box-panel").hidden) await this.loadBoxes();
+    } else {
+      this.setStatus(`MENACE played the ${SQUARE_NAMES[game.moves[game.moves.length - 1].square]}. Your move: choose an empty square.`);
+      const first = this.squares.find((b) => !b.dataset.mark);
+      this.root.dataset.state = "your-turn";
+      if (first && document.activeElement && this.root.contains(document.activeElement)) first.focus();
+    }
+  }
+
+  arrowKeys(event, index) {
+    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -3, ArrowDown: 3 };
+    if (!(event.key in moves)) return;
+    const next = index + moves[event.key];
+    if (next < 0 || next > 8 || (Math.abs(moves[event.key]) === 1 && Math.floor(next / 3) !== Math.floor(index / 3))) return;
+    event.preventDefault();
+    this.squares[next].focus();
+  }
+
+  // -- showing a game --------------------------------------------------------
+
+  drawBoard(board, ringed = null) {
+    this.squares.forEach((button, square) => {
+      const mark = board[square] === " " ? "" : board[square];
+      button.textContent = mark;
+      button.dataset.mark = mark;
+      button.classList.toggle("mark-x", mark === "X");
+      button.classList.toggle("mark-o", mark === "O");
+      button.classList.toggle("last-move", square === ringed);
+      button.setAttribute("aria-label", `${SQUARE_NAMES[square]}, ${mark ? mark : "empty"}`);
+    });
+  }
+
+  updateSquares() {
+    const yourTurn = Boolean(this.human) && !this.busy;
+    this.squares.forEach((button) => {
+      button.disabled = !(yourTurn && !button.dataset.mark);
+    });
+    this.root.classList.toggle("your-turn", yourTurn);
+  }
+
+  async playMoves(game, from, animate) {
+    const board = Array(9).fill(" ");
+    const cards = this.$("cards");
+    if (from === 0) cards.replaceChildren();
+    for (let i = 0; i < from && i < game.moves.length; i += 1) board[game.moves[i].square] = game.moves[i].mark;
+    for (let i = from; i < game.moves.length; i += 1) {
+      const move = game.moves[i];
+      const index = game.cards.findIndex((c) => c.move === i);
+      if (index >= 0) {
+        cards.append(card(game.cards[index], index));
+        if (animate) {
+          this.setStatus(`MENACE opens its box for this position: ${describeBeads(game.cards[index].beads)}.`);
+          await sleep(this.delay);
+        }
+      }
+      board[move.square] = move.mark;
+      this.drawBoard(board.join(""), move.square);
+      if (animate && i < game.moves.length - 1) await sleep(this.delay);
+    }
+    if (game.resigned && game.result) cards.append(resignedCard(game.resigned));
+    this.currentMoves = game.moves;
+  }
+
+  async showGame(game, animate) {
+    this.human = null;
+    this.root.dataset.state = "playing";
+    await this.playMoves(game, 0, animate);
+    this.finishGame(game);
+  }
+
+  finishGame(game) {
+    const items = Array.from(this.$("cards").querySelectorAll(".card[data-move]"));
+    game.cards.forEach((data, index) => {
+      if (items[index] && data.change !== undefined) showChange(items[index], data);
+    });
+    const words = {
+      win: "MENACE won: each bead it drew goes back with 3 more of its colour (+3).",
+      draw: "A draw: each bead it drew goes back with 1 more (+1).",
+      loss: game.resigned
+        ? "MENACE resigned: its box for this position was empty. That counts as a loss, and the box gets its first beads back."
+        : "MENACE lost: each bead it drew stays out of its box (−1).",
+    };
+    this.setStatus(words[game.result]);
+    this.root.dataset.state = "over";
+    this.root.dataset.result = game.result;
+  }
+
+  // -- the chart, the tallies, the boxes ----------------------------------------
+
+  showSummary() {
+    const s = this.summary;
+    drawChart(this.$("chart"), s.results, s.segments);
+    const t = s.tallies;
+    const recent = s.results.slice(-50);
+    const count = (letter) => recent.split("").filter((r) => r === letter).length;
+    const lines = [
+      el("p", { class: "tally-main" }, el("strong", {}, `${t.played} game${t.played === 1 ? "" : "s"} played`),
+        `: ${t.won} won, ${t.drawn} drawn, ${t.lost} lost.`),
+      el("p", {}, `Boxes opened: ${t.boxes}.`),
+    ];
+    if (t.played > 50) lines.push(el("p", {}, `The last 50 games: ${count("w")} won, ${count("d")} drawn, ${count("l")} lost.`));
+    if (s.first_box) {
+      const beads = Object.fromEntries(Object.entries(s.first_box));
+      lines.push(el("div", { class: "first-box" },
+        el("span", {}, "The first box now: "), miniBoard(" ".repeat(9), beads),
+        el("span", { class: "visually-hidden" }, describeBeads(beads))));
+    }
+    lines.push(el("p", { class: "note" }, `Seed ${s.seed}.`));
+    this.$("tallies").replaceChildren(...lines);
+    this.root.dataset.played = String(t.played);
+  }
+
+  async toggleBoxes() {
+    const panel = this.$("box-panel");
+    const button = this.$("show-boxes");
+    const open = panel.hidden;
+    panel.hidden = !open;
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) await this.run(() => this.loadBoxes());
+  }
+
+  async loadBoxes() {
+    const answer = await postJSON(this.root.dataset.api || "/lesson/api/widget",
+      { seed: this.seed, log: this.log, boxes: true });
+    const list = this.$("box-list");
+    if (!answer.boxes.length) {
+      list.replaceChildren(el("p", {}, "MENACE has not opened any box yet: play a game first."));
+      return;
+    }
+    const groups = new Map();
+    for (const box of answer.boxes) {
+      if (!groups.has(box.move)) groups.set(box.move, []);
+      groups.get(box.move).push(box);
+    }
+    const words = { 1: "1st", 3: "3rd", 5: "5th", 7: "7th" };
+    const sections = [];
+    for (const [move, boxes] of groups) {
+      const items = boxes.map((box) => el("li", {
+        class: `card box-card${move === 1 ? " first" : ""}`,
+        "aria-label": `Box for the position ${box.position.replaceAll(" ", "·")}: ${describeBeads(box.beads)}`,
+      }, miniBoard(box.position, box.beads), el("span", { class: "card-caption" }, `${box.total} beads`)));
+      sections.push(el("section", { class: "box-group" },
+        el("h4", {}, `Before MENACE's ${words[move] || move} move: ${boxes.length} box${boxes.length === 1 ? "" : "es"}`),
+        el("ol", { class: "cards" }, items)));
+    }
+    list.replaceChildren(...sections);
+  }
+}

@@ -1,0 +1,187 @@
+"""Run a lesson program (Step 1-4, or a student's edit of one) in the sandbox, safely.
+
+A program on the page is untrusted once a student can edit it, so it runs exactly where a
+check runs: in a sandboxed worker (:class:`~menace_course.sandbox.worker.Worker`), with
+the same limits, and nothing of it ever runs in the server. The worker loads one
+*submission* module, so the program is wrapped as one:
+
+* the module holds the program's text and the texts of the lesson's ``noughts.py`` and
+  ``pixels.py`` as string literals, and defines one function, ``_run_lesson_program``;
+* that function makes ``noughts`` and ``pixels`` importable from those texts, replaces
+  ``show_grid`` by one that only keeps the rows and colours as plain data, runs the
+  program as ``__main__`` and returns the pictures;
+* the worker calls it within the per-call time limit and captures what it prints.
+
+The server then draws each picture itself with :mod:`menace_course.lesson.pixels`, after
+checking that it is plain, small data. The program's frames in a traceback keep its own
+line numbers, and the lines shown are the program's own.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from menace_course.lesson import noughts, pixels
+from menace_course.limits import Limits
+from menace_course.models import SandboxKind
+from menace_course.sandbox.outcomes import CallOutcome, SandboxFailure
+from menace_course.sandbox.worker import Worker
+
+__all__ = ["MAX_SOURCE", "ProgramRun", "run_program", "wrap_program"]
+
+#: The one function the wrapped module defines.
+ENTRY = "_run_lesson_program"
+#: The largest program accepted, in characters.
+MAX_SOURCE = 50_000
+#: The largest picture drawn: rows, and squares in a row.
+MAX_ROWS, MAX_COLUMNS = 200, 200
+#: Programs running at once in one server process; more wait this long, then are refused.
+CONCURRENT = 2
+WAIT_SECONDS = 10.0
+
+_slots = threading.BoundedSemaphore(CONCURRENT)
+
+_RUNNER = """
+def {entry}():
+    import sys, types
+    pictures = []
+    for module_name, text in _LESSON_MODULES.items():
+        module = types.ModuleType(module_name)
+        module.__file__ = module_name + ".py"
+        sys.modules[module_name] = module
+        exec(compile(text, module_name + ".py", "exec"), module.__dict__)
+
+    def show_grid(rows, colours, path=None, **options):
+        pictures.append([[[str(item) for item in row] for row in rows],
+                         {{str(key): str(value) for key, value in colours.items()}}])
+
+    sys.modules["pixels"].show_grid = show_grid
+    program = {{"__name__": "__main__", "__file__": "program.py", "__builtins__": __builtins__}}
+    exec(compile(_LESSON_PROGRAM, __file__, "exec"), program)
+    return pictures
+"""
+
+
+def _module_text(module: Any) -> str:
+    return Path(module.__file__).read_text(encoding="utf-8")
+
+
+def wrap_program(source: str) -> str:
+    """The submission module that runs ``source`` as the page does (see the module's doc)."""
+    modules = {"noughts": _module_text(noughts), "pixels": _module_text(pixels)}
+    return (
+        "# A lesson program, wrapped to run in the sandbox (menace_course.service.lesson.programs).\n"
+        f"_LESSON_PROGRAM = {source!r}\n"
+        f"_LESSON_MODULES = {modules!r}\n" + _RUNNER.format(entry=ENTRY)
+    )
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """What a program did: what it printed, its pictures (as SVG), or what went wrong."""
+
+    printed: str = ""
+    dropped: int = 0
+    pictures: tuple[str, ...] = ()
+    problem: str | None = None
+    error: dict[str, Any] | None = None
+    seconds: float = 0.0
+    notes: tuple[str, ...] = field(default=())
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "printed": self.printed,
+            "dropped": self.dropped,
+            "pictures": list(self.pictures),
+            "problem": self.problem,
+            "error": self.error,
+            "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
+        }
+
+
+class Busy(Exception):
+    """Too many programs are running in this process right now."""
+
+
+def _picture(data: Any) -> str:
+    """Draw one picture the program asked for, after checking it is small, plain data."""
+    if not (isinstance(data, list) and len(data) == 2):
+        raise ValueError("a picture must be rows and colours")
+    rows, colours = data
+    if not isinstance(rows, list) or not isinstance(colours, dict) or len(rows) > MAX_ROWS:
+        raise ValueError(f"a picture has at most {MAX_ROWS} rows")
+    for row in rows:
+        if not isinstance(row, list) or len(row) > MAX_COLUMNS or not all(isinstance(i, str) for i in row):
+            raise ValueError(f"a picture's row has at most {MAX_COLUMNS} squares")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in colours.items()):
+        raise ValueError("colours must be names")
+    return pixels.svg_text(rows, colours)
+
+
+def _error(outcome: CallOutcome, lines: list[str]) -> dict[str, Any] | None:
+    exception = outcome.exception
+    if exception is None:
+        return None
+    frames = []
+    for frame in exception.frames:
+        if frame.function == ENTRY:
+            continue  # the wrapper's own line, not the program's
+        code = lines[frame.line - 1].strip() if 0 < frame.line <= len(lines) else ""
+        frames.append({"line": frame.line, "function": frame.function, "code": code})
+    message = re.sub(r"\s*\([^()]*submission\.py, line \d+\)", "", exception.message)
+    return {"type": exception.type_name, "message": message, "frames": frames}
+
+
+PROBLEMS: Mapping[str, str] = {
+    "timeout": "The program did not finish in time ({seconds:g} seconds), so it was stopped.",
+    "budget": "The program used up its time, so it was stopped.",
+    "crashed": "The program stopped Python (or used too much memory).",
+    "missing": "The program could not be started.",
+    "dead": "The program could not be started.",
+}
+
+
+def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None) -> ProgramRun:
+    """Run one program in a fresh sandboxed worker and say what it printed and drew.
+
+    Raises:
+        Busy: ``CONCURRENT`` programs are already running in this process.
+    """
+    limits = limits or Limits()
+    if len(source) > MAX_SOURCE:
+        return ProgramRun(problem=f"The program is too long (at most {MAX_SOURCE:,} characters).")
+    if not _slots.acquire(timeout=WAIT_SECONDS):
+        raise Busy("too many programs are running; try again in a moment")
+    try:
+        with Worker(wrap_program(source), sandbox, limits) as worker:
+            try:
+                load = worker.load()
+            except SandboxFailure as failure:
+                return ProgramRun(problem=f"The sandbox could not start on this server: {failure}")
+            if load.status != "ready":
+                return ProgramRun(problem="The program could not be started in the sandbox.")
+            outcome = worker.call(ENTRY, [])
+    finally:
+        _slots.release()
+    lines = source.splitlines()
+    printed, dropped = outcome.printed.text, outcome.printed.dropped
+    if outcome.status == "raised":
+        return ProgramRun(printed, dropped, error=_error(outcome, lines), seconds=outcome.seconds)
+    if outcome.status != "returned":
+        message = PROBLEMS.get(outcome.status, "The program stopped.").format(seconds=limits.call_seconds)
+        return ProgramRun(printed, dropped, problem=message, seconds=outcome.seconds)
+    pictures: list[str] = []
+    notes: list[str] = []
+    if isinstance(outcome.result, list):
+        for data in outcome.result[:4]:
+            try:
+                pictures.append(_picture(data))
+            except ValueError as error:
+                notes.append(f"A picture could not be drawn: {error}.")
+    return ProgramRun(printed, dropped, tuple(pictures), seconds=outcome.seconds, notes=tuple(notes))

@@ -1,0 +1,172 @@
+"""The lesson page at ``/lesson`` and its small JSON API (the blueprint ``lesson``).
+
+* ``GET /lesson``: the page (``?seed=N`` makes the widget reproducible);
+* ``POST /lesson/api/widget``: ``{"seed", "log", "action"?, "boxes"?}`` plays what was
+  pressed on the server's engine and answers with the game to show, the chart's data,
+  the tallies, and (with ``"boxes": true``) every box opened;
+* ``POST /lesson/api/run``: ``{"step": 1-4, "source"}`` runs a program in the sandbox
+  and answers with what it printed, its pictures (SVG) or what went wrong.
+
+The challenges on the page are checked through the service's own API
+(``POST /api/v1/checks``), exactly as on ``/c/<slug>``.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from markdown_it import MarkdownIt
+
+from menace_course.catalog import load_challenge
+from menace_course.course import BUNDLED_COURSE, Course, find_course
+from menace_course.errors import CourseError, MenaceError
+from menace_course.models import SandboxKind
+from menace_course.sandbox.launch import choose_kind
+from menace_course.service.lesson.programs import Busy, run_program
+from menace_course.service.lesson.widget import MAX_SEED, BadRequest, WidgetCache, parse_action, parse_log
+
+__all__ = ["CHALLENGES", "blueprint"]
+
+blueprint = Blueprint("lesson", __name__, template_folder="templates")
+
+#: The challenges the page holds, in its order.
+CHALLENGES = ("after_game", "count_boxes", "opening_box")
+#: What the four programs are called on the page.
+STEP_TITLES = {
+    1: "Step 1: how many boxes?",
+    2: "Step 2: a box of beads",
+    3: "Step 3: play, and learn",
+    4: "Step 4: against a random player",
+}
+
+_cache = WidgetCache()
+_markdown = MarkdownIt("commonmark", {"html": False})
+
+
+def _course() -> Course | None:
+    configured = current_app.config.get("MENACE_COURSE")
+    try:
+        return find_course(Path(configured) if configured else None)
+    except CourseError:
+        return None
+
+
+def _sandbox() -> SandboxKind:
+    return choose_kind(str(current_app.config.get("MENACE_SANDBOX", "auto")))
+
+
+def _bad(message: str, status: int = 400) -> Response:
+    response = jsonify({"error": message})
+    response.status_code = status
+    return response
+
+
+def _task(slug: str, course: Course | None) -> dict[str, Any] | None:
+    """A challenge for the page: its title, its task (README) as HTML, and its starter."""
+    if course is None:
+        return None
+    try:
+        challenge = load_challenge(course, slug)
+        text = challenge.text.read_text(encoding="utf-8")
+        starter = challenge.starter.read_text(encoding="utf-8")
+    except (MenaceError, OSError):
+        return None
+    heading, _, body = text.partition("\n")
+    task, _, more = body.partition("\n## ")
+    return {
+        "slug": slug,
+        "title": challenge.title,
+        "stars": "★" * challenge.stars,
+        "function": challenge.function,
+        "heading": heading.lstrip("# ").strip(),
+        "task": _markdown.render(task),
+        "more": _markdown.render("## " + more) if more else "",
+        "starter": starter,
+    }
+
+
+def step_source(number: int, course: Course | None) -> str | None:
+    """The page's Step ``number`` program as a student sees it (importing ``noughts``, ``pixels``).
+
+    The course's ``reference/steps/stepN.py`` imports the package's copies of those modules;
+    on the page, as in ``menace start stepN``, they sit beside the program.
+    """
+    folders = [course.reference_dir / "steps"] if course is not None else []
+    for folder in [*folders, BUNDLED_COURSE / "reference" / "steps"]:
+        path = folder / f"step{number}.py"
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            return re.sub(r"^from menace_course\.lesson\.(\w+) import", r"from \1 import", text, flags=re.M)
+    return None
+
+
+def _programs(course: Course | None) -> list[dict[str, Any]]:
+    programs = []
+    for number, title in STEP_TITLES.items():
+        source = step_source(number, course)
+        if source is not None:
+            programs.append({"step": number, "title": title, "source": source})
+    return programs
+
+
+@blueprint.get("/lesson")
+def page() -> str:
+    """The lesson, with its widget, its programs and its challenges."""
+    seed_text = request.args.get("seed", "")
+    seed = int(seed_text) if seed_text.isdigit() and int(seed_text) < MAX_SEED else None
+    course = _course()
+    return render_template(
+        "lesson/page.html",
+        seed=seed if seed is not None else secrets.randbelow(100_000),
+        seed_given=seed is not None,
+        programs={p["step"]: p for p in _programs(course)},
+        challenges=[t for t in (_task(slug, course) for slug in CHALLENGES) if t is not None],
+    )
+
+
+@blueprint.post("/lesson/api/widget")
+def widget() -> Response:
+    """Play what was pressed; answer with the game to show and the widget's state."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        return _bad("send a JSON object: {seed, log, action}")
+    seed = data.get("seed")
+    if type(seed) is not int or not 0 <= seed < MAX_SEED:
+        return _bad(f"seed must be a whole number from 0 to {MAX_SEED - 1}")
+    try:
+        log = parse_log(data.get("log", []))
+        action = parse_action(data["action"]) if data.get("action") is not None else None
+        state = _cache.get(seed, log)
+        game = state.apply(action) if action is not None else None
+    except BadRequest as error:
+        return _bad(str(error))
+    if action is not None and (game is None or game["result"] is not None):
+        log = [*log, action]
+        _cache.put(seed, log, state)
+    answer: dict[str, Any] = {
+        **state.summary(),
+        "log": [entry.entry() for entry in log],
+        "game": game,
+    }
+    if data.get("boxes"):
+        answer["boxes"] = state.all_boxes()
+    return jsonify(answer)
+
+
+@blueprint.post("/lesson/api/run")
+def run() -> Response:
+    """Run a Step program (as shown, or as the student changed it) in the sandbox."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict) or not isinstance(data.get("source"), str):
+        return _bad("send a JSON object: {step, source}")
+    try:
+        result = run_program(data["source"], _sandbox())
+    except Busy as busy:
+        response = _bad(f"{busy}", 429)
+        response.headers["Retry-After"] = "5"
+        return response
+    return jsonify(result.as_json())

@@ -1,0 +1,359 @@
+"""The lesson page's MENACE, kept on the server: one engine, many students' widgets.
+
+The widget in the browser never plays by itself: every game is played here, by
+:func:`menace_course.lesson.engine.play_game`, the same code as ``menace step 3``. A
+widget's whole history is small (a seed, then what was pressed), so it is the widget's
+identity: the browser sends ``seed`` and ``log`` with each request, and the server finds
+the MENACE they describe in a small cache, or rebuilds it by replaying the log (a few
+milliseconds a hundred games). So any worker process can answer any request, a restart
+loses nothing, and the same seed and the same presses give the same beads, always.
+
+A log is a list of entries:
+
+* ``{"type": "games", "count": N, "opponent": "perfect" | "random"}``: N games;
+* ``{"type": "human", "moves": [s, ...]}``: one game against a person, who played O on
+  those squares in turn (MENACE's moves come from its boxes, as always).
+
+The engine draws from Python's shared ``random`` generator, as the page's programs do.
+Each widget keeps its own generator state; it is swapped in under a lock while the
+widget's games are played, and the process's own state is put back afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from menace_course.lesson.engine import Boxes, GameRecord, Result, play_game
+from menace_course.lesson.noughts import perfect_move, random_move
+
+__all__ = [
+    "MAX_GAMES",
+    "BadRequest",
+    "Games",
+    "HumanGame",
+    "Widget",
+    "WidgetCache",
+    "parse_action",
+    "parse_log",
+]
+
+#: The players MENACE can learn against (besides a person).
+OPPONENTS = {"perfect": perfect_move, "random": random_move}
+#: Most games one widget may play in all (bounds the cost of replaying its log).
+MAX_GAMES = 20_000
+#: Most games one press may play.
+MAX_AT_ONCE = 1000
+#: Most entries in a log.
+MAX_LOG = 2000
+#: Seeds are whole numbers in this range.
+MAX_SEED = 2**31
+
+_RANDOM_LOCK = threading.Lock()
+
+
+class BadRequest(ValueError):
+    """A log or an action that does not describe a game: the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Games:
+    """``count`` games against a built-in player."""
+
+    count: int
+    opponent: Literal["perfect", "random"]
+
+    def entry(self) -> dict[str, Any]:
+        return {"type": "games", "count": self.count, "opponent": self.opponent}
+
+
+@dataclass(frozen=True)
+class HumanGame:
+    """A game against a person: the squares O played so far, in order."""
+
+    moves: tuple[int, ...]
+
+    def entry(self) -> dict[str, Any]:
+        return {"type": "human", "moves": list(self.moves)}
+
+
+Action = Games | HumanGame
+
+
+def _whole(value: object, low: int, high: int, what: str) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise BadRequest(f"{what} must be a whole number from {low} to {high}")
+    return value
+
+
+def parse_action(data: object) -> Action:
+    """One log entry (or one press) from JSON, checked."""
+    if not isinstance(data, Mapping):
+        raise BadRequest("an action must be an object")
+    kind = data.get("type")
+    if kind == "games":
+        opponent = data.get("opponent")
+        if opponent not in OPPONENTS:
+            raise BadRequest("opponent must be 'perfect' or 'random'")
+        count = _whole(data.get("count"), 1, MAX_AT_ONCE, "count")
+        return Games(count, opponent)
+    if kind == "human":
+        moves = data.get("moves")
+        if not isinstance(moves, list) or len(moves) > 4:
+            raise BadRequest("moves must be a list of at most 4 squares")
+        return HumanGame(tuple(_whole(m, 0, 8, "a square") for m in moves))
+    raise BadRequest("an action's type must be 'games' or 'human'")
+
+
+def parse_log(data: object) -> list[Action]:
+    """A whole log from JSON, checked (its length and its number of games are bounded)."""
+    if not isinstance(data, list):
+        raise BadRequest("log must be a list")
+    if len(data) > MAX_LOG:
+        raise BadRequest(f"log is too long (at most {MAX_LOG} entries): press Start")
+    actions = [parse_action(entry) for entry in data]
+    games = sum(a.count if isinstance(a, Games) else 1 for a in actions)
+    if games > MAX_GAMES:
+        raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
+    return actions
+
+
+class _YourTurn(Exception):
+    """Raised by the person's player when it has no move yet: the game waits for a click."""
+
+    def __init__(self, board: list[str]) -> None:
+        super().__init__("waiting for O's move")
+        self.board = list(board)
+
+
+class _IllegalMove(Exception):
+    pass
+
+
+def _person(moves: Sequence[int]) -> Any:
+    """A player that plays ``moves`` in turn, then waits (raises :class:`_YourTurn`)."""
+    queue = list(moves)
+
+    def move(board: list[str]) -> int:
+        if not queue:
+            raise _YourTurn(board)
+        square = queue.pop(0)
+        if board[square] != " ":
+            raise _IllegalMove(f"square {square} is taken")
+        return square
+
+    return move
+
+
+@dataclass
+class Widget:
+    """One MENACE as a widget shows it: its boxes, its generator, and every game's result."""
+
+    seed: int
+    boxes: Boxes = field(default_factory=dict)
+    random_state: Any = None
+    results: list[Result] = field(default_factory=list)
+    opponents: list[str] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, seed: int) -> Widget:
+        """A fresh MENACE: no boxes yet (each is filled when first needed), seeded."""
+        generator = random.Random(seed)
+        return cls(seed, random_state=generator.getstate())
+
+    def copy(self) -> Widget:
+        """An independent copy (the cache's widgets are never changed in place)."""
+        return Widget(
+            self.seed,
+            {position: dict(box) for position, box in self.boxes.items()},
+            self.random_state,
+            list(self.results),
+            list(self.opponents),
+        )
+
+    @contextmanager
+    def _own_random(self) -> Iterator[None]:
+        with _RANDOM_LOCK:
+            saved = random.getstate()
+            random.setstate(self.random_state)
+            try:
+                yield
+            finally:
+                self.random_state = random.getstate()
+                random.setstate(saved)
+
+    def apply(self, action: Action) -> dict[str, Any] | None:
+        """Play what ``action`` asks; return the last game, shown move by move (or None).
+
+        A game against a person that is not over is not played for real: the widget is
+        left as it was, and the game so far comes back with ``"your_turn": true``.
+
+        Raises:
+            BadRequest: a person's move is on a square that is taken.
+        """
+        if isinstance(action, Games):
+            shown = None
+            with self._own_random():
+                for number in range(action.count):
+                    record = GameRecord() if number == action.count - 1 else None
+                    result = play_game(self.boxes, OPPONENTS[action.opponent], record=record)
+                    self._finish(result, action.opponent)
+                    if record is not None:
+                        shown = _game_view(record, result, self.boxes)
+            return shown
+        return self._human(action)
+
+    def _finish(self, result: Result, opponent: str) -> None:
+        self.results.append(result)
+        self.opponents.append(opponent)
+
+    def _human(self, action: HumanGame) -> dict[str, Any]:
+        trial = self.copy()
+        record = GameRecord()
+        try:
+            with trial._own_random():
+                result = play_game(trial.boxes, _person(action.moves), record=record)
+        except _YourTurn as waiting:
+            return _game_view(record, None, None, waiting.board)
+        except _IllegalMove as error:
+            raise BadRequest(str(error)) from None
+        if len(record.moves[1::2]) != len(action.moves):
+            raise BadRequest("the game was over before all of O's moves were played")
+        self.boxes, self.random_state = trial.boxes, trial.random_state
+        self._finish(result, "you")
+        return _game_view(record, result, self.boxes)
+
+    # -- what the page shows ------------------------------------------------------
+
+    def tallies(self) -> dict[str, int]:
+        """Games played, won, drawn and lost, and boxes opened."""
+        return {
+            "played": len(self.results),
+            "won": self.results.count("win"),
+            "drawn": self.results.count("draw"),
+            "lost": self.results.count("loss"),
+            "boxes": len(self.boxes),
+        }
+
+    def segments(self) -> list[dict[str, Any]]:
+        """Where each run of games against one opponent starts (the chart's dashed lines)."""
+        runs: list[dict[str, Any]] = []
+        for index, opponent in enumerate(self.opponents):
+            if not runs or runs[-1]["opponent"] != opponent:
+                runs.append({"start": index, "opponent": opponent})
+        return runs
+
+    def first_box(self) -> dict[str, int] | None:
+        """The box for the empty board, by square, once MENACE has opened it."""
+        box = self.boxes.get(" " * 9)
+        return None if box is None else {str(s): n for s, n in box.items()}
+
+    def all_boxes(self) -> list[dict[str, Any]]:
+        """Every box opened, in the order of MENACE's moves, each drawn as its named position."""
+        shown: list[dict[str, Any]] = []
+        for position, box in self.boxes.items():
+            marks = 9 - position.count(" ")
+            shown.append(
+                {
+                    "position": position,
+                    "move": marks + 1,
+                    "beads": {str(s): n for s, n in box.items()},
+                    "total": sum(box.values()),
+                }
+            )
+        shown.sort(key=lambda b: (int(b["move"]), -int(b["total"]), str(b["position"])))
+        return shown
+
+    def summary(self) -> dict[str, Any]:
+        """Everything the chart and the tallies need."""
+        letters = {"win": "w", "draw": "d", "loss": "l"}
+        return {
+            "seed": self.seed,
+            "results": "".join(letters[r] for r in self.results),
+            "segments": self.segments(),
+            "tallies": self.tallies(),
+            "first_box": self.first_box(),
+        }
+
+
+def _game_view(
+    record: GameRecord,
+    result: Result | None,
+    after: Boxes | None,
+    board: list[str] | None = None,
+) -> dict[str, Any]:
+    """One game for the page: the moves in order, and a card for each box MENACE opened.
+
+    A card shows the board as it was, each colour's beads by the board's own squares,
+    and the square of the bead drawn; once the game is over, the change in that bead's
+    count, read from the boxes before and after MENACE learned.
+    """
+    moves = [{"mark": "XO"[i % 2], "square": s} for i, s in enumerate(record.moves)]
+    cards = []
+    for number, opened in enumerate(record.opened):  # MENACE's moves are every other move
+        card: dict[str, Any] = {
+            "board": "".join(opened.board),
+            "beads": {str(s): n for s, n in opened.beads_on_board().items()},
+            "drawn": opened.square,
+            "move": 2 * number,
+        }
+        if after is not None:
+            card["change"] = after[opened.position][opened.bead] - opened.beads[opened.bead]
+        cards.append(card)
+    view: dict[str, Any] = {"moves": moves, "cards": cards, "result": result, "your_turn": result is None}
+    if record.resigned is not None:
+        view["resigned"] = {"board": "".join(record.resigned), "move": len(record.moves)}
+    if board is not None:
+        view["board"] = "".join(board)
+    return view
+
+
+def _key(seed: int, log: Sequence[Action]) -> str:
+    entries = [action.entry() for action in log]
+    return hashlib.sha256(json.dumps([seed, entries], separators=(",", ":")).encode()).hexdigest()
+
+
+class WidgetCache:
+    """The most recently used widgets, by seed and log; anything else is rebuilt by replay."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._widgets: OrderedDict[str, Widget] = OrderedDict()
+        self._lock = threading.Lock()
+        self.replayed = 0  #: how many widgets had to be rebuilt from their logs
+
+    def get(self, seed: int, log: Sequence[Action]) -> Widget:
+        """A copy of the widget that ``seed`` and ``log`` describe."""
+        key = _key(seed, log)
+        with self._lock:
+            found = self._widgets.get(key)
+            if found is not None:
+                self._widgets.move_to_end(key)
+                return found.copy()
+        widget = Widget.start(seed)
+        for action in log:
+            if isinstance(action, HumanGame):
+                shown = widget.apply(action)
+                if shown is None or shown["result"] is None:
+                    raise BadRequest("the log holds a game against you that is not over")
+            else:
+                widget.apply(action)
+        self.replayed += 1
+        self.put(seed, log, widget)
+        return widget.copy()
+
+    def put(self, seed: int, log: Sequence[Action], widget: Widget) -> None:
+        """Keep ``widget`` (a copy of it) as the one ``seed`` and ``log`` describe."""
+        key = _key(seed, log)
+        with self._lock:
+            self._widgets[key] = widget.copy()
+            self._widgets.move_to_end(key)
+            while len(self._widgets) > self.size:
+                self._widgets.popitem(last=False)
