@@ -79,16 +79,37 @@ function programOutput(answer) {
 
 const OUTCOME_WORDS = { passed: "passed", failed: "failed", error: "stopped with an error", timeout: "took too long", skipped: "not run" };
 
-function reportView(report) {
-  if (report.html) {
-    const frame = el("div", { class: "feedback" });
-    frame.innerHTML = report.html; // the service's own feedback renderer, which escapes everything
-    return [frame];
-  }
+function feedbackFrame(html) {
+  // The same document `menace check --format html` prints, in a sandboxed frame (no scripts).
+  const frame = el("iframe", { class: "feedback", title: "Feedback on your program", sandbox: "allow-same-origin" });
+  frame.addEventListener("load", () => {
+    try {
+      frame.style.height = `${frame.contentDocument.documentElement.scrollHeight + 24}px`;
+    } catch (error) {
+      /* the frame keeps its default height */
+    }
+  });
+  frame.srcdoc = html;
+  return frame;
+}
+
+function reportView(answer) {
+  const report = answer.report || {};
+  const summary = reportSummary(report);
+  if (typeof answer.feedback === "string" && answer.feedback) return [summary, feedbackFrame(answer.feedback)];
+  return [summary, ...reportDetails(report)];
+}
+
+function reportSummary(report) {
   const tests = report.tests || [];
   const passed = tests.filter((t) => t.outcome === "passed").length;
-  const parts = [el("p", { class: report.passed ? "verdict pass" : "verdict fail", role: "status" },
-    report.passed ? `✓ All ${tests.length} checks pass.` : `${passed} of ${tests.length} checks pass.`)];
+  return el("p", { class: report.passed ? "verdict pass" : "verdict fail", role: "status" },
+    report.passed ? `✓ All ${tests.length} checks pass.` : `${passed} of ${tests.length} checks pass.`);
+}
+
+function reportDetails(report) {
+  const tests = report.tests || [];
+  const parts = [];
   if (report.load_problem) parts.push(el("p", { class: "problem" }, report.load_problem.message));
   parts.push(el("ul", { class: "tests" }, tests.map((t) => el("li", { class: `test ${t.outcome}` },
     el("span", { class: "mark", "aria-hidden": "true" }, t.outcome === "passed" ? "✓" : "✗"),
@@ -113,13 +134,12 @@ export function setUpChallenge(article) {
         filename: form.elements.filename.value,
         source: valueOf(textarea),
       };
-      let answer = await postJSON(`${form.getAttribute("action")}?wait=10`, body);
+      let answer = await postJSON(`${form.getAttribute("action")}?wait=10&format=html`, body);
       for (let tries = 0; answer.status !== "done" && tries < 60; tries += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        answer = await getJSON(answer.url);
+        answer = await getJSON(`${answer.url}?wait=5&format=html`);
       }
       if (answer.status !== "done") throw new Error("the check is taking too long; try again in a moment");
-      output.replaceChildren(...reportView(answer.report));
+      output.replaceChildren(...reportView(answer));
     } catch (error) {
       showError(output, `Your program could not be checked: ${error.message}`);
     } finally {

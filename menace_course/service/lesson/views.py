@@ -8,7 +8,9 @@
   and answers with what it printed, its pictures (SVG) or what went wrong.
 
 The challenges on the page are checked through the service's own API
-(``POST /api/v1/checks``), exactly as on ``/c/<slug>``.
+(``POST /api/v1/checks?wait=S&format=html``), exactly as on ``/c/<slug>``. Inside
+``menace serve`` the course and the sandbox are the service's own
+(``app.extensions["menace"]``); a bare app reads ``MENACE_COURSE`` and ``MENACE_SANDBOX``.
 """
 
 from __future__ import annotations
@@ -47,7 +49,15 @@ _cache = WidgetCache()
 _markdown = MarkdownIt("commonmark", {"html": False})
 
 
+def _service() -> Any:
+    """The service's state when this runs inside ``menace serve`` (else None)."""
+    return current_app.extensions.get("menace")
+
+
 def _course() -> Course | None:
+    service = _service()
+    if service is not None and isinstance(getattr(service, "course", None), Course):
+        return service.course  # type: ignore[no-any-return]
     configured = current_app.config.get("MENACE_COURSE")
     try:
         return find_course(Path(configured) if configured else None)
@@ -56,7 +66,10 @@ def _course() -> Course | None:
 
 
 def _sandbox() -> SandboxKind:
-    return choose_kind(str(current_app.config.get("MENACE_SANDBOX", "auto")))
+    """The sandbox the service checks with (so a program runs exactly where a check runs)."""
+    service = _service()
+    configured = getattr(getattr(service, "config", None), "sandbox", None)
+    return choose_kind(str(configured or current_app.config.get("MENACE_SANDBOX", "auto")))
 
 
 def _bad(message: str, status: int = 400) -> Response:
