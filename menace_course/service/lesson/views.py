@@ -46,7 +46,7 @@ STEP_TITLES = {
 }
 
 _cache = WidgetCache()
-_markdown = MarkdownIt("commonmark", {"html": False})
+_markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
 def _service() -> Any:
