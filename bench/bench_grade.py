@@ -274,7 +274,7 @@ def profile(count: int, sandbox: str) -> None:
 
     from menace_course.catalog import load_challenge
     from menace_course.checking.loader import read_submission
-    from menace_course.checking.pipeline import check_source
+    from menace_course.checking.pipeline import check_submission
     from menace_course.checking.suite import collect
     from menace_course.course import find_course
     from menace_course.sandbox.worker import Worker
@@ -284,7 +284,7 @@ def profile(count: int, sandbox: str) -> None:
     course = find_course(REPO)
     suite = collect(course, load_challenge(course, "after_game"))
     sources = [read_submission(path) for path in sorted(work.iterdir())]
-    check_source(sources[0], suite, sandbox)  # warm the example cache
+    check_submission(sources[0], suite, sandbox)  # warm the example cache
     total = _cpu_meter()
 
     def measure(label: str, run: Callable[[], object]) -> None:
@@ -305,11 +305,11 @@ def profile(count: int, sandbox: str) -> None:
             worker.load()
 
     measure("start the sandbox and load the file", start_and_load)
-    measure("the whole check", lambda: check_source(next(files), suite, sandbox))
+    measure("the whole check", lambda: check_submission(next(files), suite, sandbox))
     profiler = cProfile.Profile()
     profiler.enable()
     for source in sources:
-        check_source(source, suite, sandbox)
+        check_submission(source, suite, sandbox)
     profiler.disable()
     pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
     shutil.rmtree(work, ignore_errors=True)

@@ -1,12 +1,15 @@
-"""Run a challenge's hidden tests with plain pytest: against its reference, or any file.
+"""Run a challenge's hidden tests with plain pytest: against its reference, or any submission.
 
-    python -m pytest hidden_tests/after_game                       # the reference
-    python -m pytest hidden_tests/after_game --submission mine.py  # a student's file
+    python -m pytest hidden_tests/after_game                          # the reference
+    python -m pytest hidden_tests/after_game --submission mine.py     # a student's file
+    python -m pytest hidden_tests/after_game --submission alice/      # a folder: the file is
+                                                                      # picked as menace grade does
 
-The submission is loaded in the sandbox and called through the same ``submission``
-proxy ``menace check`` uses, so a test behaves here exactly as it does when grading;
-the difference is pytest's report instead of a student's feedback. ``menace check`` and
-``menace grade`` do not use this file: they run the same test functions themselves.
+The submission is opened by the one path every entry point uses
+(:func:`menace_course.checking.pipeline.open_submission`: read, sandboxed child, proxy),
+so a test behaves here exactly as it does when grading; the difference is pytest's report
+instead of a student's feedback. ``menace check`` and ``menace grade`` do not use this
+file: they run the same test functions themselves.
 """
 
 from __future__ import annotations
@@ -18,12 +21,11 @@ import pytest
 from hypothesis import settings
 
 from menace_course.catalog import load_challenge
-from menace_course.checking.loader import read_submission
+from menace_course.checking.pipeline import open_submission
 from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.testing import GRADING_PROFILE, use_course_references
 from menace_course.course import find_course
 from menace_course.sandbox.launch import choose_kind
-from menace_course.sandbox.worker import Worker
 
 COURSE = find_course(Path(__file__).resolve().parent.parent)
 use_course_references(COURSE.reference_dir)
@@ -31,7 +33,7 @@ settings.load_profile(GRADING_PROFILE)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--submission", default=None, help="the file to test (default: the reference)")
+    parser.addoption("--submission", default=None, help="the file or folder to test (default: the reference)")
 
 
 @pytest.fixture(scope="module")
@@ -39,14 +41,10 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
     slug = Path(str(request.path)).parent.name
     chosen = request.config.getoption("--submission")
     path = Path(chosen) if chosen else COURSE.reference_dir / f"{slug}.py"
-    source = read_submission(path)
-    if source.problem is not None:
-        pytest.fail(f"{path}: {source.problem.message}", pytrace=False)
-    with Worker(source.text, choose_kind("auto"), load_challenge(COURSE, slug).limits) as worker:
-        load = worker.load()
-        if load.status != "ready":
-            pytest.fail(f"{path} did not load: {load.status} {load.exception}", pytrace=False)
-        proxy = SubmissionProxy(worker, load.functions)
-        token = proxy.activate()
-        yield proxy
-        proxy.deactivate(token)
+    with open_submission(path, load_challenge(COURSE, slug), choose_kind("auto")) as opened:
+        if opened.proxy is None:
+            problem = opened.problem.message if opened.problem else opened.why_not
+            pytest.fail(f"{path}: {opened.status}: {problem}", pytrace=False)
+        token = opened.proxy.activate()
+        yield opened.proxy
+        opened.proxy.deactivate(token)

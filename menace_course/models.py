@@ -10,13 +10,15 @@ JSON schema of ``menace check --format json`` (see ``docs/json-schema.md``).
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 SCHEMA_VERSION = 1
 
 #: Which sandbox runs a submission: bubblewrap (isolated) or a plain child process.
 SandboxKind = Literal["bwrap", "process"]
+#: Why an entry (a file or folder handed in) has nothing to grade (see ``checking.entry``).
+EntryProblemCode = Literal["empty", "no_python_file", "no_function", "unreadable"]
 
 
 class Outcome(enum.StrEnum):
@@ -135,6 +137,9 @@ class SubmissionReport:
     version: str = ""
     schema: int = SCHEMA_VERSION
     student: str | None = None
+    #: The grader's own tracebacks when it failed (status or a test ``grader_error``). For the
+    #: instructor only: never in :meth:`to_dict`, so never in what a student is shown.
+    grader_log: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def passed(self) -> bool:
@@ -152,6 +157,7 @@ class SubmissionReport:
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (the documented schema)."""
         data = asdict(self)
+        del data["grader_log"]
         data["passed"] = self.passed
         plain: dict[str, Any] = _plain(data)
         return plain

@@ -20,8 +20,7 @@ from typing import Any
 
 from menace_course.catalog import Challenge
 from menace_course.checking.compare import same
-from menace_course.checking.loader import read_submission
-from menace_course.checking.pipeline import check_source
+from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import Suite, call_text
 from menace_course.course import Course
 from menace_course.feedback import hint_ids
@@ -35,7 +34,7 @@ EQUIVALENT = re.compile(r"^(?P<id>\S+):\s+(?P<reason>\S.*)$")
 
 def run_file(path: Path, suite: Suite, kind: SandboxKind) -> SubmissionReport:
     """Check one file against the suite, as ``menace check`` would."""
-    return check_source(read_submission(path), suite, kind)
+    return check_submission(path, suite, kind)
 
 
 def failed_tests(report: SubmissionReport) -> list[str]:

@@ -23,14 +23,12 @@ from types import TracebackType
 
 from menace_course import catalog
 from menace_course.authoring.mutants import Mutant
-from menace_course.checking.loader import _parse
-from menace_course.checking.proxy import SubmissionProxy
+from menace_course.checking.pipeline import open_submission
 from menace_course.checking.runner import run_case
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import MenaceError
 from menace_course.models import Outcome, SandboxKind, Status
-from menace_course.sandbox.worker import Worker
 
 
 @dataclass(frozen=True)
@@ -54,21 +52,24 @@ def first_failure(source_text: str, suite: Suite, kind: SandboxKind) -> str | No
         first_failure("def after_game(b, s, r):\\n    return b\\n", suite, "process")
         # -> 'example_1'
     """
-    source = _parse(Path("mutant.py"), source_text, ())
-    if source.status is not Status.CHECKED:
-        return "does not parse"
     challenge = suite.challenge
-    with Worker(source.text, kind, challenge.limits) as worker:
-        load = worker.load()
-        if load.status != "ready":
-            return "does not load"
-        if challenge.function not in load.functions:
+    with open_submission(("mutant.py", source_text.encode()), challenge, kind) as opened:
+        if opened.status is Status.NO_FUNCTION:
             return f"does not define {challenge.function}"
-        proxy = SubmissionProxy(worker, load.functions)
+        if opened.proxy is None:
+            return _WHY_NOT.get(opened.status, "does not load")
         for case in suite.cases:
-            if run_case(case, proxy).outcome is not Outcome.PASSED:
+            if run_case(case, opened.proxy).outcome is not Outcome.PASSED:
                 return case.name
     return None
+
+
+#: Why a mutant failed before any test, in the words the report uses.
+_WHY_NOT = {
+    Status.UNREADABLE: "does not parse",
+    Status.SYNTAX_ERROR: "does not parse",
+    Status.BAD_SIGNATURE: "does not take the challenge's arguments",
+}
 
 
 # -- in worker processes --------------------------------------------------------------------

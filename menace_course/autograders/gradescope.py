@@ -27,11 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from menace_course.errors import MenaceError
-
 DEFAULT_ROOT = Path("/autograder")
-#: Folders and files a submission may carry that are never the student's answer.
-_IGNORED_PARTS = ("__MACOSX", ".ipynb_checkpoints", "__pycache__")
 
 
 def autograder_root(explicit: Path | None = None) -> Path:
@@ -41,58 +37,15 @@ def autograder_root(explicit: Path | None = None) -> Path:
     return Path(os.environ.get("AUTOGRADER_ROOT") or DEFAULT_ROOT)
 
 
-def candidates(folder: Path) -> list[Path]:
-    """The ``.py`` and ``.ipynb`` files of a submission, leaving out editor and OS clutter."""
-    if not folder.is_dir():
-        return []
-    found = []
-    for path in sorted(folder.rglob("*")):
-        parts = path.relative_to(folder).parts
-        if any(p.startswith(".") or p in _IGNORED_PARTS for p in parts):
-            continue
-        if path.is_file() and path.suffix.lower() in (".py", ".ipynb"):
-            found.append(path)
-    return found
-
-
-def choose_file(folder: Path, slug: str, function: str) -> Path:
-    """The one file to grade: named after the challenge, else the only one defining its function.
-
-    Raises:
-        MenaceError: no file, or several with no way to tell which one is meant; the
-            message is written for the student.
-    """
-    from menace_course.checking.loader import read_submission
-
-    files = candidates(folder)
-    if not files:
-        others = sorted(p.name for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
-        seen = f" (the submission has: {', '.join(others[:10])})" if others else ""
-        raise MenaceError(
-            f"No .py or .ipynb file was found in your submission{seen}. "
-            f"Upload the file with your {function} function."
-        )
-    if len(files) == 1:
-        return files[0]
-    named = [p for p in files if p.stem in (slug, function)]
-    if len(named) >= 1:
-        return sorted(named, key=lambda p: (p.suffix != ".py", len(p.parts)))[0]
-    defining = [p for p in files if function in read_submission(p).defined]
-    if len(defining) == 1:
-        return defining[0]
-    names = ", ".join(str(p.relative_to(folder)) for p in files)
-    raise MenaceError(
-        f"Your submission has several files ({names}) and the autograder cannot tell which "
-        f"one to grade. Name it {slug}.py, or upload only the file with your {function} function."
-    )
-
-
 def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
-    """Grade ``root/submission`` and return the results (it raises on a grader crash)."""
-    from menace_course import catalog
-    from menace_course.checking.loader import read_submission
-    from menace_course.checking.pipeline import check_source
-    from menace_course.checking.suite import collect
+    """Grade ``root/submission`` and return the results (it raises on a grader crash).
+
+    The file graded is the one every entry point picks (:mod:`menace_course.checking.entry`);
+    a submission with nothing to grade scores 0 with a message for the student.
+    """
+    from menace_course.checking.entry import pick_file
+    from menace_course.checking.pipeline import check_submission
+    from menace_course.checking.suite import load_suite
     from menace_course.course import BUNDLED_COURSE, Course
     from menace_course.exports.gradescope_results import Visibility, failure_json, results_json
     from menace_course.sandbox.launch import choose_kind
@@ -101,14 +54,19 @@ def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
     course = Course(BUNDLED_COURSE)
     if not course.has_hidden_tests:
         print("warning: the installed course has no hidden tests: only the examples are graded")
-    challenge = catalog.load_challenge(course, slug)
-    try:
-        path = choose_file(root / "submission", slug, challenge.function)
-    except MenaceError as problem:
-        return failure_json(str(problem), execution_time=time.monotonic() - started)
+    suite = load_suite(course, slug)
+    function = suite.challenge.function
+    folder = root / "submission"
+    choice = pick_file(folder, function, slug) if folder.is_dir() else None
+    if choice is None or choice.problem is not None:
+        why = choice.problem.message if choice and choice.problem else "nothing was handed in"
+        message = f"Nothing could be graded: {why}. Upload the file with your {function} function."
+        return failure_json(message, execution_time=time.monotonic() - started)
     kind = choose_kind(sandbox)
-    print(f"grading {path} against {slug} (sandbox: {kind})")
-    report = check_source(read_submission(path), collect(course, challenge), kind)
+    print(f"grading {folder} against {slug} (sandbox: {kind})")
+    report = check_submission(folder, suite, kind)
+    for line in report.grader_log:  # stdout: Gradescope shows it to the instructor only
+        print(line)
     elapsed = time.monotonic() - started
     return results_json(report, course.templates_dir, hidden=cast(Visibility, hidden), execution_time=elapsed)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import io
+import os
+import stat
 import tokenize
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -46,9 +48,32 @@ def read_submission(path: Path) -> Source:
     if path.is_dir():
         raise UsageError(f"{path} is a folder; give the file with your function in it")
     try:
-        raw = path.read_bytes()[: MAX_BYTES + 1]
+        # O_NONBLOCK: opening a FIFO must not wait for a writer that never comes.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
         return _unreadable(path, f"the file could not be opened ({error.strerror})")
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return _unreadable(path, "it is not a regular file")
+        try:
+            raw = handle.read(MAX_BYTES + 1)
+        except OSError as error:
+            return _unreadable(path, f"the file could not be read ({error.strerror})")
+    return decode_submission(path, raw)
+
+
+def read_bytes(filename: str, data: bytes) -> Source:
+    """Read a submission given as its file name and its bytes (an upload, say).
+
+    Only the last part of ``filename`` is kept (``../x/after_game.py`` is ``after_game.py``);
+    its suffix decides whether the bytes are a notebook.
+    """
+    name = Path(filename.replace("\\", "/")).name or "submission.py"
+    return decode_submission(Path(name), data[: MAX_BYTES + 1])
+
+
+def decode_submission(path: Path, raw: bytes) -> Source:
+    """Decode and parse a submission's bytes; ``path`` names it (and says if it is a notebook)."""
     if len(raw) > MAX_BYTES:
         return _unreadable(path, f"the file is larger than {MAX_BYTES // 1024} KB")
     text, notices = _decode(raw)

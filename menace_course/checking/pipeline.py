@@ -1,202 +1,251 @@
-"""The one pipeline behind ``menace check`` and ``menace grade``, in a few plain steps.
+"""The one way a submission is checked: every entry point calls these, none has its own.
 
-    file ──read_submission──▶ Source ──(unreadable / syntax error?)──▶ report, nothing run
-                                │
-               Worker (sandboxed child) imports it ──(raised / hung / died?)──▶ report
+``menace check``, ``menace grade``, the Gradescope autograder, the nbgrader notebook's
+checks, ``menace validate``, the hidden tests' ``conftest.py`` and the check service all go
+through :func:`check_submission` (or, when they run tests of their own, through
+:func:`open_submission`), so a file gets the same verdict whichever way it comes in::
+
+    path (file or folder) ──entry.pick_file──▶ the file ──loader──▶ Source
+    (filename, bytes) ─────────────────────────────────────loader──▶ Source
+                                │  (unreadable / syntax error?) ──▶ report, nothing run
+               sandboxed child imports it ──(raised / hung / died?)──▶ report
                                 │
                the function exists and takes the arguments? ──(no)──▶ report
                                 │
-               runner.run_cases(suite, proxy) ──▶ TestResults ──▶ SubmissionReport
+               SubmissionProxy ──runner.run_cases(suite)──▶ TestResults ──▶ SubmissionReport
 
-``grade`` adds discovery, parallelism and resumption around :func:`check_source`.
+A fault of the grader itself (a bug in a test or in this package) never reaches the
+student as a traceback: the report's status is ``grader_error`` and the traceback is in
+:attr:`~menace_course.models.SubmissionReport.grader_log`, which is kept out of the
+report's JSON (the instructor's record stores it apart).
+
+Example:
+    suite = load_suite(course, "after_game")
+    report = check_submission(("after_game.py", data), suite, "bwrap")
+    report = check_submission(Path("submissions/alice/"), suite, "bwrap", student="alice")
 """
 
 from __future__ import annotations
 
-import difflib
 import time
-from dataclasses import replace
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from menace_course import __version__
 from menace_course.catalog import Challenge
-from menace_course.checking.loader import Source
+from menace_course.checking.entry import pick_file
+from menace_course.checking.loader import Source, read_bytes, read_submission
 from menace_course.checking.notebook import in_cells, leave_out_failing_statement, with_note
+from menace_course.checking.problems import function_problem, load_problem, skipped
 from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.runner import run_cases
 from menace_course.checking.suite import Suite
+from menace_course.errors import MenaceError
 from menace_course.limits import Limits
-from menace_course.models import (
-    Detail,
-    Line,
-    LoadProblem,
-    Outcome,
-    SandboxKind,
-    Status,
-    SubmissionReport,
-    TestResult,
-)
-from menace_course.sandbox.outcomes import LoadOutcome, SandboxFailure
+from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport, TestResult
+from menace_course.sandbox.outcomes import SandboxFailure
 from menace_course.sandbox.worker import Worker
 
-#: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
-LOAD_PROBLEMS = {
-    "EOFError": "input",
-    "SystemExit": "exit",
-    "MemoryError": "memory",
-    "ModuleNotFoundError": "import",
-    "ImportError": "import",
-}
+#: A submission as the entry points have it: a path (a file or a folder), a file's name
+#: and bytes (an upload), or a :class:`Source` already read.
+Submission = Path | tuple[str, bytes] | Source
+
+#: What a student reads when the grader, not their file, failed.
+GRADER_FAILED = (
+    "the grader failed while checking this file; this is not your mistake, and your teacher can see why"
+)
 
 
-def _skipped(suite: Suite, why: str) -> tuple[TestResult, ...]:
-    return tuple(
-        TestResult(
-            name=c.name,
-            title=c.title,
-            kind=c.kind,
-            outcome=Outcome.SKIPPED,
-            message=why,
-            points=0.0,
-            max_points=c.points,
-            is_visible=c.is_visible,
-        )
-        for c in suite.cases
-    )
+def read_source(submission: Submission, challenge: Challenge) -> Source:
+    """Read a submission into a :class:`Source`, choosing the file in a folder (``entry``'s rule).
+
+    Raises:
+        UsageError: a path that does not exist (the user's mistake, exit 2).
+    """
+    if isinstance(submission, Source):
+        return submission
+    if isinstance(submission, tuple):
+        filename, data = submission
+        return read_bytes(filename, data)
+    choice = pick_file(submission, challenge.function, challenge.slug)
+    if choice.file is None:
+        assert choice.problem is not None
+        status = Status.NO_FUNCTION if choice.problem.code == "no_function" else Status.UNREADABLE
+        name = Path(submission.name)
+        return Source(name, "", status, LoadProblem(choice.problem.message), notices=choice.notes)
+    source = read_submission(choice.file.path)
+    return replace(source, path=Path(choice.file.shown), notices=choice.notes + source.notices)
 
 
-def _load_problem(load: LoadOutcome, name: str) -> LoadProblem:
+@dataclass(frozen=True)
+class Opened:
+    """A submission opened for testing: a proxy to call it, or why it cannot be tested."""
+
+    source: Source
+    status: Status  #: ``checked`` when :attr:`proxy` is ready; otherwise why not
+    problem: LoadProblem | None = None
+    printed: str | None = None  #: what the file printed while it loaded
+    proxy: SubmissionProxy | None = None
+    why_not: str = ""  #: when there is no proxy: why no test can run, in a few words
+
+
+def start_child(source: Source, challenge: Challenge, sandbox: SandboxKind) -> Worker | None:
+    """Start the sandboxed child for ``source`` now, so it loads while the caller gets ready.
+
+    Hand it to :func:`open_submission` or :func:`check_submission` (``child=``), which close it.
+    """
+    if source.status is not Status.CHECKED:
+        return None
+    return Worker(source.text, sandbox, challenge.limits).spawn()
+
+
+@contextmanager
+def open_submission(
+    submission: Submission,
+    challenge: Challenge,
+    sandbox: SandboxKind,
+    *,
+    limits: Limits | None = None,
+    child: Worker | None = None,
+) -> Iterator[Opened]:
+    """Read a submission, load it in a sandboxed child, and give a proxy that calls it.
+
+    The child is killed when the ``with`` block ends, however it ends. When the file
+    cannot be read, loaded or tested, :attr:`Opened.proxy` is None and the rest says why.
+
+    Example:
+        with open_submission(Path("after_game.py"), challenge, "bwrap") as opened:
+            if opened.proxy is not None:
+                opened.proxy.after_game([4] * 9, 0, "win")
+    """
+    source = read_source(submission, challenge)
+    if source.status is not Status.CHECKED:
+        if child is not None:
+            child.close()
+        yield Opened(source, source.status, source.problem, why_not="the file could not be read")
+        return
+    limits = limits or challenge.limits
+    worker = child or Worker(source.text, sandbox, limits)
+    try:
+        worker, opened = _load(worker, source, challenge, sandbox, limits)
+        yield opened
+    finally:
+        worker.close()
+
+
+def _load(
+    worker: Worker, source: Source, challenge: Challenge, sandbox: SandboxKind, limits: Limits
+) -> tuple[Worker, Opened]:
+    """Load the file in the child; a notebook's cell that stops is left out, as Jupyter would."""
+    name = source.path.name
+    try:
+        load = worker.load()
+        while left_out := leave_out_failing_statement(source.text, source.cells, load):
+            # A notebook's cell stopped: go on without the rest of it (checking/notebook.py).
+            worker.close()
+            source = replace(source, text=left_out.text, notices=with_note(source.notices, left_out.note))
+            worker = Worker(source.text, sandbox, limits)
+            load = worker.load()
+    except SandboxFailure as failure:
+        problem = LoadProblem(f"the sandbox could not start on this machine: {failure}")
+        return worker, Opened(source, Status.GRADER_ERROR, problem, why_not="the sandbox failed")
     printed = load.printed.text or None
-    if load.status == "timeout":
-        detail = Detail(problem="timeout", printed=printed)
-        return LoadProblem(
-            f"{name} did not finish loading in time (code outside functions runs when it loads)",
-            detail,
-        )
-    if load.status == "crashed":
-        detail = Detail(problem="crashed", printed=printed, note=f"exit code {load.exit_code}")
-        return LoadProblem(f"{name} stopped Python while it was loading", detail)
-    exception = load.exception
-    assert exception is not None
-    frames = tuple(Line(**f.__dict__) for f in exception.frames)
-    problem = LOAD_PROBLEMS.get(exception.type_name, "raised")
-    detail = Detail(
-        problem=problem,
-        error_type=exception.type_name,
-        error_message=exception.message,
-        traceback=frames,
-        printed=printed,
-    )
-    return LoadProblem(f"{name} stopped with an error while it was loading", detail)
+    if load.status != "ready":
+        problem = load_problem(load, name)
+        return worker, Opened(source, Status.LOAD_ERROR, problem, printed, why_not="the file did not load")
+    trouble = function_problem(challenge, load.functions, name)
+    if trouble is not None:
+        status, problem = trouble
+        return worker, Opened(source, status, problem, printed, why_not=problem.message)
+    return worker, Opened(source, Status.CHECKED, None, printed, SubmissionProxy(worker, load.functions))
 
 
-def _function_problem(
-    challenge: Challenge, functions: dict[str, dict[str, object]], name: str
-) -> tuple[Status, LoadProblem] | None:
-    defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))
-    info = functions.get(challenge.function)
-    if info is None:
-        close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
-        note = f"{close[0]!r} is defined instead" if close else None
-        detail = Detail(problem="missing", note=note)
-        return Status.NO_FUNCTION, LoadProblem(
-            f"No function named {challenge.function} in {name}", detail, defined
-        )
-    low, high = info.get("min", 0), info.get("max")
-    wanted = len(challenge.params)
-    assert isinstance(low, int)
-    if wanted < low or (isinstance(high, int) and wanted > high):
-        params = info.get("params", [])
-        got = (
-            f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
-        )
-        detail = Detail(
-            problem="signature",
-            expected=f"{challenge.function}({', '.join(challenge.params)})",
-            got=got,
-        )
-        return Status.BAD_SIGNATURE, LoadProblem(
-            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
-            detail,
-            defined,
-        )
-    return None
-
-
-def check_source(
-    source: Source,
+def check_submission(
+    submission: Submission,
     suite: Suite,
     sandbox: SandboxKind,
-    limits: Limits | None = None,
+    *,
     student: str | None = None,
-    worker: Worker | None = None,
+    child: Worker | None = None,
 ) -> SubmissionReport:
     """Check one submission against one challenge's suite and describe everything found.
 
-    ``worker`` may be a child already spawned for this source (:meth:`Worker.spawn`),
-    so that it loads while the grader imports its tests; it is closed here either way.
+    Args:
+        submission: a path (a ``.py`` or ``.ipynb`` file, or a folder: the file is chosen
+            by the rule in :mod:`~menace_course.checking.entry`), a ``(filename, bytes)``
+            pair, or a :class:`Source` already read.
+        suite: the challenge's tests (:func:`~menace_course.checking.suite.load_suite`).
+        sandbox: ``bwrap`` or ``process`` (:func:`~menace_course.sandbox.launch.choose_kind`).
+        student: who handed it in, kept in the report.
+        child: a child already started by :func:`start_child` (closed here either way).
+
+    Returns:
+        The report; a fault of the grader gives status ``grader_error`` with the traceback
+        in ``grader_log`` (never in the report's JSON).
+
+    Raises:
+        UsageError: a path that does not exist.
     """
     started = time.monotonic()
     challenge = suite.challenge
-    limits = limits or challenge.limits
-    name = source.path.name
-
-    def report(
-        status: Status,
-        tests: tuple[TestResult, ...],
-        problem: LoadProblem | None = None,
-        printed: str | None = None,
-    ) -> SubmissionReport:
-        made = SubmissionReport(
-            challenge=challenge.slug,
-            title=challenge.title,
-            function=challenge.function,
-            file=name,
-            sandbox=sandbox,
-            status=status,
-            tests=tests,
-            score=sum(t.points for t in tests),
-            max_score=sum(t.max_points for t in tests),
-            load_problem=problem,
-            hidden_not_run=suite.hidden_not_run,
-            printed_at_load=printed,
-            notices=source.notices,
-            seconds=round(time.monotonic() - started, 3),
-            suite_hash=suite.suite_hash,
-            version=__version__,
-            student=student,
-        )
-        return made if source.cells is None else in_cells(made, source.cells)
-
-    if source.status is not Status.CHECKED:
-        if worker is not None:
-            worker.close()
-        return report(source.status, _skipped(suite, "not run: the file could not be read"), source.problem)
-    worker = worker or Worker(source.text, sandbox, limits)
+    printed: str | None = None
     try:
-        try:
-            load = worker.load()
-            while left_out := leave_out_failing_statement(source.text, source.cells, load):
-                # A notebook's cell stopped: go on without the rest of it, as Jupyter would.
-                worker.close()
-                source = replace(source, text=left_out.text, notices=with_note(source.notices, left_out.note))
-                worker = Worker(source.text, sandbox, limits)
-                load = worker.load()
-        except SandboxFailure as failure:
-            problem = LoadProblem(f"the sandbox could not start on this machine: {failure}")
-            return report(Status.GRADER_ERROR, _skipped(suite, "not run: the sandbox failed"), problem)
-        printed = load.printed.text or None
-        if load.status != "ready":
-            return report(
-                Status.LOAD_ERROR,
-                _skipped(suite, "not run: the file did not load"),
-                _load_problem(load, name),
-                printed,
-            )
-        trouble = _function_problem(challenge, load.functions, name)
-        if trouble is not None:
-            status, problem = trouble
-            return report(status, _skipped(suite, f"not run: {problem.message}"), problem, printed)
-        tests = run_cases(suite.cases, SubmissionProxy(worker, load.functions))
-    finally:
-        worker.close()
-    return report(Status.CHECKED, tests, None, printed)
+        with open_submission(submission, challenge, sandbox, child=child) as opened:
+            source, printed = opened.source, opened.printed
+            if opened.proxy is None:
+                tests = skipped(suite, f"not run: {opened.why_not}")
+                return _report(
+                    suite, source, opened.status, tests, opened.problem, printed, sandbox, started, student
+                )
+            tests = run_cases(suite.cases, opened.proxy)
+    except MenaceError:
+        raise
+    except (
+        Exception
+    ):  # a bug of ours or of a test: the instructor gets the traceback, the student a plain line
+        name = submission.name if isinstance(submission, Path) else "submission"
+        source = Source(Path(name), "", Status.GRADER_ERROR, LoadProblem(GRADER_FAILED))
+        tests = skipped(suite, "not run: the grader failed")
+        report = _report(
+            suite, source, Status.GRADER_ERROR, tests, source.problem, None, sandbox, started, student
+        )
+        return replace(report, grader_log=(traceback.format_exc(),))
+    return _report(suite, source, Status.CHECKED, tests, None, printed, sandbox, started, student)
+
+
+def _report(
+    suite: Suite,
+    source: Source,
+    status: Status,
+    tests: tuple[TestResult, ...],
+    problem: LoadProblem | None,
+    printed: str | None,
+    sandbox: SandboxKind,
+    started: float,
+    student: str | None,
+) -> SubmissionReport:
+    challenge = suite.challenge
+    report = SubmissionReport(
+        challenge=challenge.slug,
+        title=challenge.title,
+        function=challenge.function,
+        file=source.path.name,
+        sandbox=sandbox,
+        status=status,
+        tests=tests,
+        score=sum(t.points for t in tests),
+        max_score=sum(t.max_points for t in tests),
+        load_problem=problem,
+        hidden_not_run=suite.hidden_not_run,
+        printed_at_load=printed,
+        notices=source.notices,
+        seconds=round(time.monotonic() - started, 3),
+        suite_hash=suite.suite_hash,
+        version=__version__,
+        student=student,
+    )
+    # A notebook's lines are named by cell (cell 3, line 2), not by line of the joined code.
+    return report if source.cells is None else in_cells(report, source.cells)

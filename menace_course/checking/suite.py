@@ -166,6 +166,18 @@ def collect(course: Course, challenge: Challenge) -> Suite:
     return Suite(challenge, tuple(cases), hidden_not_run, _hash_files(files))
 
 
+def load_suite(course: Course, slug: str) -> Suite:
+    """The suite of the challenge ``slug`` of ``course`` (its examples, and hidden tests if any).
+
+    Raises:
+        UnknownChallenge: no challenge ``slug``.
+        CourseError: its challenge.toml is malformed.
+    """
+    from menace_course.catalog import load_challenge
+
+    return collect(course, load_challenge(course, slug))
+
+
 def manifest_entries(suite: Suite) -> list[dict[str, Any]]:
     """What a kit may say about the hidden tests: names, titles and hints, nothing else."""
     return [

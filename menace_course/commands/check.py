@@ -24,6 +24,27 @@ from menace_course.sandbox.launch import choose_kind
 from menace_course.terminal import print_feedback
 
 
+def _read(course: Course, file: Path, slug: str | None) -> tuple[Source, list[Challenge]]:
+    """Read FILE (in a folder, the file the shared rule picks) and the challenges it answers."""
+    if not file.is_dir():
+        source = read_submission(file)
+        return source, _challenges_for(course, source, slug)
+    from menace_course.checking.entry import entry_files
+    from menace_course.checking.pipeline import read_source
+
+    if slug is not None:
+        challenge = catalog.load_challenge(course, slug)
+        return read_source(file, challenge), [challenge]
+    files = entry_files(file).files
+    if len(files) != 1:
+        raise UsageError(
+            f"{file} is a folder with {len(files)} .py or .ipynb files: name the challenge with "
+            "--challenge SLUG, and the file that defines its function is checked"
+        )
+    source = read_submission(files[0].path)
+    return source, _challenges_for(course, source, slug)
+
+
 def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Challenge]:
     """The challenges a file answers: named by ``--challenge``, else found from the file.
 
@@ -125,23 +146,18 @@ def check(
          (a student's kit has only the examples; they run when your instructor grades)
     """
     the_course = find_course(course)
-    source = read_submission(file)
-    challenges = _challenges_for(the_course, source, slug)
+    source, challenges = _read(the_course, file, slug)
     kind = choose_kind(sandbox)
     # Start the sandboxed children first: they load the file while this process imports
     # the test framework (most of a check's time), one core each.
-    from menace_course.sandbox.worker import Worker
+    from menace_course.checking.pipeline import check_submission, start_child
 
-    workers = [
-        Worker(source.text, kind, c.limits).spawn() if source.status is Status.CHECKED else None
-        for c in challenges
-    ]
-    from menace_course.checking.pipeline import check_source
+    children = [start_child(source, c, kind) for c in challenges]
     from menace_course.checking.suite import collect
 
     reports = [
-        check_source(source, collect(the_course, c), kind, worker=w)
-        for c, w in zip(challenges, workers, strict=True)
+        check_submission(source, collect(the_course, c), kind, child=child)
+        for c, child in zip(challenges, children, strict=True)
     ]
     _show(reports, output_format, the_course, ascii_only)
     return exit_code(reports)

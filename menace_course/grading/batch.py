@@ -2,7 +2,7 @@
 
 Each worker process is trusted grader code (it imports the hidden tests and the
 reference); the student's code never runs in it, only in the sandboxed child that
-:func:`~menace_course.checking.pipeline.check_source` starts for each submission. A worker collects
+:func:`~menace_course.checking.pipeline.check_submission` starts for each submission. A worker collects
 the challenge's suite once, on its first task, and keeps it. Only plain dicts travel
 between processes: a task (the entry and where the course is) goes in, a record comes out.
 
@@ -31,7 +31,7 @@ from typing import Any
 
 from menace_course.catalog import load_challenge
 from menace_course.checking.loader import Source, read_submission
-from menace_course.checking.pipeline import check_source
+from menace_course.checking.pipeline import GRADER_FAILED, check_submission
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import UsageError
@@ -40,10 +40,6 @@ from menace_course.models import LoadProblem, Status, SubmissionReport
 
 Task = dict[str, Any]
 Result = dict[str, Any]
-#: What a student reads when the grader, not their file, failed.
-GRADER_FAILED = (
-    "the grader failed while checking this file; this is not your mistake, and your teacher can see why"
-)
 
 
 def make_task(entry: dict[str, Any], root: Path, course: Course, slug: str, sandbox: str) -> Task:
@@ -81,7 +77,7 @@ def grade_task(task: Task) -> Result:
     suite = worker_suite(task["course"], task["slug"])
     try:
         source = _source(entry, Path(task["root"]))
-        report = check_source(source, suite, task["sandbox"], student=entry["student"])
+        report = check_submission(source, suite, task["sandbox"], student=entry["student"])
         return make_record(entry, report)
     except Exception:  # our bug must cost one row, never the batch; the instructor sees the traceback
         return grader_error_record(task, traceback.format_exc())
@@ -92,7 +88,7 @@ def grader_error_record(task: Task, why: str) -> Result:
     entry = task["entry"]
     suite = worker_suite(task["course"], task["slug"])
     source = Source(_shown_name(entry), "", Status.GRADER_ERROR, LoadProblem(GRADER_FAILED))
-    report: SubmissionReport = check_source(source, suite, task["sandbox"], student=entry["student"])
+    report: SubmissionReport = check_submission(source, suite, task["sandbox"], student=entry["student"])
     return make_record(entry, report, grader_error=why)
 
 

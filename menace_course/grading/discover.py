@@ -7,22 +7,21 @@ is not a regular file. Then the entry carries a :class:`Problem` saying why. Onl
 litter of operating systems and zip tools is left out (hidden files, ``__MACOSX``,
 ``Thumbs.db``, ...), and :class:`Discovery` names it, so nothing is dropped unseen.
 
-When a student handed in several Python files, the one that defines the challenge's
-function is graded; if several do, the one named after the function (or the challenge),
-else the first by name; the entry's ``notes`` say which was chosen and what was not.
+When a student handed in several Python files, the one graded is chosen by the rule every
+entry point shares (:mod:`menace_course.checking.entry`): what defines the challenge's
+function first, then the name; the entry's ``notes`` say which was chosen and what was not.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from menace_course.checking.loader import read_submission
+from menace_course.checking.entry import Candidate, choose_file
 from menace_course.errors import UsageError
 from menace_course.grading.names import Identity, identify, key_for
 
@@ -204,40 +203,14 @@ def _problem(group: _Group, candidates: list[tuple[Path, str]], others: list[str
     return Problem("no_python_file", f"no .py or .ipynb file was handed in (found: {', '.join(others)})")
 
 
-def _defines(path: Path, function: str) -> bool:
-    try:
-        source = read_submission(path)
-    except UsageError:
-        return False
-    pattern = rf"^\s*(async\s+)?def\s+{re.escape(function)}\s*\("
-    return function in source.defined or re.search(pattern, source.text, re.MULTILINE) is not None
-
-
 def _choose(
     candidates: list[tuple[Path, str]], function: str, slug: str
 ) -> tuple[tuple[Path, str] | None, list[str], Problem | None]:
-    if len(candidates) == 1:
-        return candidates[0], [], None
-    shown = ", ".join(name for _, name in candidates)
-    defining = [c for c in candidates if _defines(c[0], function)]
-    named = [c for c in (defining or candidates) if _stem(c[1]) in (function, slug)]
-    if len(defining) == 1:
-        chosen, why = defining[0], f"the only one that defines {function}"
-    elif named:
-        chosen, why = named[0], f"its name matches {function}"
-        if not defining:
-            why += f" (none of them defines {function})"
-    elif defining:
-        chosen, why = defining[0], f"the first by name of those that define {function}"
-    else:
-        return None, [], Problem("no_function", f"none of the files handed in defines {function}: {shown}")
-    others = ", ".join(name for path, name in candidates if path != chosen[0])
-    return chosen, [f"graded {chosen[1]} ({why}); also handed in: {others}"], None
-
-
-def _stem(name: str) -> str:
-    # Canvas renames a file handed in again as "after_game-1.py".
-    return re.sub(r"-\d+$", "", Path(name).stem)
+    """The one rule of :func:`menace_course.checking.entry.choose_file`, used by every entry point."""
+    choice = choose_file([Candidate(path, shown) for path, shown in candidates], function, slug)
+    chosen = (choice.file.path, choice.file.shown) if choice.file else None
+    problem = Problem(choice.problem.code, choice.problem.message) if choice.problem else None
+    return chosen, list(choice.notes), problem
 
 
 def _file_sha256(path: Path) -> str:

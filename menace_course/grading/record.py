@@ -56,6 +56,7 @@ def make_record(
     """The record of one graded entry (see the module's docstring)."""
     problem = entry.get("problem")
     record = report.to_dict()
+    grader_error = grader_error or "\n".join(report.grader_log) or None
     record["grading"] = {
         **{k: v for k, v in entry.items() if k != "problem"},
         "status": GRADER_ERROR if grader_error else verdict(report, problem),

@@ -24,8 +24,7 @@ import pytest
 
 from menace_course import catalog
 from menace_course.autograders import gradescope as gradescope_autograder
-from menace_course.checking.loader import read_submission
-from menace_course.checking.pipeline import check_source
+from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import collect
 from menace_course.course import find_course
 from menace_course.errors import UnknownChallenge, UsageError
@@ -149,7 +148,7 @@ def test_submission_without_a_python_file_scores_zero_with_a_reason(installed_ro
     results = run_autograder(installed_root, {"answer.txt": "I forgot"})
     validate(results)
     assert results["score"] == 0
-    assert "No .py or .ipynb file" in results["output"] and "answer.txt" in results["output"]
+    assert "no .py or .ipynb file" in results["output"] and "answer.txt" in results["output"]
 
 
 @pytest.mark.slow
@@ -183,7 +182,7 @@ def test_hidden_tests_take_the_visibility_the_instructor_chose(tmp_path, hidden)
     path = tmp_path / "after_game.py"
     path.write_text(NO_FLOOR_DRAW_TWO)
     suite = collect(course, catalog.load_challenge(course, "after_game"))
-    report = check_source(read_submission(path), suite, "process")
+    report = check_submission(path, suite, "process")
     results = results_json(report, course.templates_dir, hidden=hidden)
     validate(results)
     visibility = {t["tags"][0]: t["visibility"] for t in results["tests"]}

@@ -24,8 +24,7 @@ from hypothesis import settings
 
 from menace_course import catalog
 from menace_course.autograders.nbgrader import GRADING_SETTINGS
-from menace_course.checking.loader import read_submission
-from menace_course.checking.pipeline import check_source
+from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import collect
 from menace_course.checking.testing import GRADING_PROFILE
 from menace_course.course import find_course
@@ -70,7 +69,7 @@ def run_like_nbgrader(document: dict, answer: str) -> dict[str, bool]:
 
 def menace_verdicts(slug: str, path: Path) -> dict[str, bool]:
     suite = collect(COURSE, catalog.load_challenge(COURSE, slug))
-    report = check_source(read_submission(path), suite, "process")
+    report = check_submission(path, suite, "process")
     return {t.name: t.outcome is Outcome.PASSED for t in report.tests}
 
 

@@ -1,0 +1,102 @@
+"""Why no test could run on a submission, described for the student.
+
+The child could not load the file (it raised, hung or stopped Python), or the file
+does not define the challenge's function, or defines it with the wrong parameters.
+Each becomes a :class:`~menace_course.models.LoadProblem`, and every test of the suite
+is reported as skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from menace_course.catalog import Challenge
+from menace_course.checking.suite import Suite
+from menace_course.models import Detail, Line, LoadProblem, Outcome, Status, TestResult
+from menace_course.sandbox.outcomes import LoadOutcome
+
+#: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
+LOAD_PROBLEMS = {
+    "EOFError": "input",
+    "SystemExit": "exit",
+    "MemoryError": "memory",
+    "ModuleNotFoundError": "import",
+    "ImportError": "import",
+}
+
+
+def skipped(suite: Suite, why: str) -> tuple[TestResult, ...]:
+    """Every test of ``suite`` as skipped, for ``why``."""
+    return tuple(
+        TestResult(
+            name=c.name,
+            title=c.title,
+            kind=c.kind,
+            outcome=Outcome.SKIPPED,
+            message=why,
+            points=0.0,
+            max_points=c.points,
+            is_visible=c.is_visible,
+        )
+        for c in suite.cases
+    )
+
+
+def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
+    """What went wrong while the child loaded the file called ``name``."""
+    printed = load.printed.text or None
+    if load.status == "timeout":
+        detail = Detail(problem="timeout", printed=printed)
+        return LoadProblem(
+            f"{name} did not finish loading in time (code outside functions runs when it loads)",
+            detail,
+        )
+    if load.status == "crashed":
+        detail = Detail(problem="crashed", printed=printed, note=f"exit code {load.exit_code}")
+        return LoadProblem(f"{name} stopped Python while it was loading", detail)
+    exception = load.exception
+    assert exception is not None
+    frames = tuple(Line(**f.__dict__) for f in exception.frames)
+    problem = LOAD_PROBLEMS.get(exception.type_name, "raised")
+    detail = Detail(
+        problem=problem,
+        error_type=exception.type_name,
+        error_message=exception.message,
+        traceback=frames,
+        printed=printed,
+    )
+    return LoadProblem(f"{name} stopped with an error while it was loading", detail)
+
+
+def function_problem(
+    challenge: Challenge, functions: dict[str, dict[str, object]], name: str
+) -> tuple[Status, LoadProblem] | None:
+    """Why the loaded file's functions cannot be tested, or None when they can."""
+    defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))
+    info = functions.get(challenge.function)
+    if info is None:
+        close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
+        note = f"{close[0]!r} is defined instead" if close else None
+        detail = Detail(problem="missing", note=note)
+        return Status.NO_FUNCTION, LoadProblem(
+            f"No function named {challenge.function} in {name}", detail, defined
+        )
+    low, high = info.get("min", 0), info.get("max")
+    wanted = len(challenge.params)
+    assert isinstance(low, int)
+    if wanted < low or (isinstance(high, int) and wanted > high):
+        params = info.get("params", [])
+        got = (
+            f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
+        )
+        detail = Detail(
+            problem="signature",
+            expected=f"{challenge.function}({', '.join(challenge.params)})",
+            got=got,
+        )
+        return Status.BAD_SIGNATURE, LoadProblem(
+            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
+            detail,
+            defined,
+        )
+    return None

@@ -1,0 +1,189 @@
+"""One folder, every entry point, one verdict: the file graded is chosen by one rule.
+
+The folder holds ``after_game.py`` (the student's notes, which define nothing) and
+``solution.py`` (the real answer). ``menace grade`` used to grade ``solution.py`` and the
+Gradescope autograder ``after_game.py``. Each entry point must now pick ``solution.py``
+(:mod:`menace_course.checking.entry`: what defines the function decides before the name)
+and give it full marks.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from menace_course.authoring import checks
+from menace_course.autograders import gradescope as gradescope_autograder
+from menace_course.checking.entry import Candidate, choose_file, pick_file
+from menace_course.checking.pipeline import check_submission
+from menace_course.checking.suite import load_suite
+from menace_course.course import find_course
+from tests.support import REPO
+
+ANSWER = (REPO / "reference" / "after_game.py").read_text(encoding="utf-8")
+NOTES = '''"""My notes for after_game: a win adds 3 beads, a draw 1, a loss takes 1."""
+IDEAS = ["copy the list first", "never below zero"]
+'''
+
+
+@pytest.fixture
+def entry(tmp_path: Path) -> Path:
+    folder = tmp_path / "submissions" / "alice"
+    folder.mkdir(parents=True)
+    (folder / "after_game.py").write_text(NOTES, encoding="utf-8")
+    (folder / "solution.py").write_text(ANSWER, encoding="utf-8")
+    return folder
+
+
+def test_the_rule_picks_the_file_that_defines_the_function_over_the_one_named_after_it(entry):
+    choice = pick_file(entry, "after_game", "after_game")
+    assert choice.file is not None and choice.file.shown == "solution.py"
+    assert choice.notes == (
+        "graded solution.py (the only one that defines after_game); also handed in: after_game.py",
+    )
+
+
+def test_the_name_decides_among_files_that_all_define_the_function(tmp_path):
+    for name in ("a.ipynb", "after_game.ipynb", "b.py", "after_game.py"):
+        (tmp_path / name).write_text("def after_game(b, s, r):\n    return b\n")
+    candidates = [Candidate(p, p.name) for p in sorted(tmp_path.iterdir())]
+    assert choose_file(candidates, "after_game", "after_game").file.shown == "after_game.py"
+
+
+def test_a_folder_where_nothing_defines_the_function_and_nothing_is_named_after_it_has_a_problem(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 2\n")
+    choice = pick_file(tmp_path, "after_game", "after_game")
+    assert choice.file is None and choice.problem.code == "no_function"
+
+
+def test_links_and_fifos_in_a_folder_are_never_read(tmp_path):
+    import os
+
+    (tmp_path / "elsewhere.py").write_text(ANSWER)
+    folder = tmp_path / "mallory"
+    folder.mkdir()
+    (folder / "after_game.py").symlink_to(tmp_path / "elsewhere.py")
+    os.mkfifo(folder / "pipe.py")
+    choice = pick_file(folder, "after_game", "after_game")
+    assert choice.file is None
+    assert "after_game.py (a link)" in " ".join(choice.notes)
+    assert "pipe.py (not a regular file)" in " ".join(choice.notes)
+
+
+@pytest.mark.slow
+def test_menace_check_grades_the_answer(entry):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "menace_course",
+            "check",
+            str(entry),
+            "--challenge",
+            "after_game",
+            "--format",
+            "json",
+            "--sandbox",
+            "process",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    report = json.loads(done.stdout)
+    assert (report["file"], report["passed"], done.returncode) == ("solution.py", True, 0), done.stderr
+    assert "graded solution.py" in report["notices"][0]
+
+
+@pytest.mark.slow
+def test_menace_grade_grades_the_answer(entry, tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "menace_course",
+            "grade",
+            str(entry.parent),
+            "--challenge",
+            "after_game",
+            "--out",
+            str(out),
+            "--sandbox",
+            "process",
+            "--i-accept-no-sandbox",
+            "--jobs",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    record = json.loads((out / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert record["grading"]["file"].endswith("solution.py") and record["file"] == "solution.py"
+    assert record["score"] == record["max_score"] > 0
+
+
+@pytest.mark.slow
+def test_the_gradescope_autograder_grades_the_answer(entry, tmp_path, monkeypatch):
+    import menace_course.course
+
+    root = tmp_path / "autograder"
+    (root / "submission").parent.mkdir()
+    entry.rename(root / "submission")
+    monkeypatch.setattr(menace_course.course, "BUNDLED_COURSE", REPO)  # the instructor's course
+    results = gradescope_autograder.grade(root, "after_game", "visible", "process")
+    menace = results["extra_data"]["menace"]
+    assert (menace["file"], menace["status"]) == ("solution.py", "checked")
+    assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0
+
+
+@pytest.mark.slow
+def test_validate_grades_the_answer(entry):
+    report = checks.run_file(entry, load_suite(find_course(REPO), "after_game"), "process")
+    assert (report.file, report.passed) == ("solution.py", True)
+
+
+@pytest.mark.slow
+def test_check_submission_takes_a_folder_a_file_or_bytes_alike(entry):
+    suite = load_suite(find_course(REPO), "after_game")
+    reports = [
+        check_submission(entry, suite, "process"),
+        check_submission(entry / "solution.py", suite, "process"),
+        check_submission(("solution.py", ANSWER.encode()), suite, "process"),
+    ]
+    assert [(r.file, r.score, r.max_score, r.passed) for r in reports] == [("solution.py", 15, 15, True)] * 3
+
+
+@pytest.mark.slow
+def test_the_hidden_tests_under_pytest_test_the_answer(entry):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "hidden_tests/after_game",
+            "--submission",
+            str(entry),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
