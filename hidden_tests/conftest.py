@@ -18,22 +18,28 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 
 from menace_course.catalog import load_challenge
 from menace_course.checking.pipeline import open_submission
 from menace_course.checking.proxy import SubmissionProxy
-from menace_course.checking.testing import GRADING_PROFILE, use_course_references
+from menace_course.checking.testing import use_course_references, with_grading_settings
 from menace_course.course import find_course
 from menace_course.sandbox.launch import choose_kind
 
 COURSE = find_course(Path(__file__).resolve().parent.parent)
 use_course_references(COURSE.reference_dir)
-settings.load_profile(GRADING_PROFILE)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--submission", default=None, help="the file or folder to test (default: the reference)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each property test runs under menace's grading settings (no global profile is loaded)."""
+    for item in items:
+        test = getattr(item, "obj", None)
+        if hasattr(test, "hypothesis"):
+            with_grading_settings(test)
 
 
 @pytest.fixture(scope="module")

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import ast
 import copy
-import importlib.util
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from menace_course.catalog import Challenge
 from menace_course.checking.compare import same
+from menace_course.checking.importing import import_file
 from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import Suite, call_text
 from menace_course.course import Course
@@ -51,13 +49,8 @@ def outcomes(report: SubmissionReport) -> tuple[tuple[str, str], ...]:
 
 
 def load_reference(path: Path) -> ModuleType:
-    """Import ``reference/<slug>.py`` afresh, under a name of its own."""
-    spec = importlib.util.spec_from_file_location(f"menace_validate_{abs(hash(path))}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """Import ``reference/<slug>.py`` (the grader's one way to import a course's file)."""
+    return import_file(path)
 
 
 def example_disagreements(challenge: Challenge, reference: ModuleType) -> list[str]:
@@ -173,7 +166,11 @@ class MutationSettings:
 
 
 def mutation_settings(challenge: Challenge) -> MutationSettings:
-    """Read the threshold, the equivalent mutants (``"id: reason"``) and ``mutate``."""
+    """The threshold, the equivalent mutants (``"id: reason"``) and ``mutate``, from the challenge.
+
+    challenge.toml was read once, by :func:`menace_course.catalog.load_challenge`, which
+    checked each key's type; only the shape of each equivalent-mutant entry is read here.
+    """
     equivalent: dict[str, str] = {}
     problems = []
     for entry in challenge.equivalent_mutants:
@@ -182,11 +179,4 @@ def mutation_settings(challenge: Challenge) -> MutationSettings:
             problems.append(f'equivalent_mutants entry {entry!r} must read "<mutant id>: <reason>"')
         else:
             equivalent[match["id"]] = match["reason"]
-    table: dict[str, Any] = tomllib.loads(
-        (challenge.folder / "challenge.toml").read_text(encoding="utf-8")
-    ).get("validate", {})
-    only = table.get("mutate", [])
-    if not isinstance(only, list) or not all(isinstance(n, str) for n in only):
-        problems.append('[validate] mutate must be a list of names, e.g. ["play_game"]')
-        only = []
-    return MutationSettings(challenge.mutant_threshold, equivalent, tuple(only), tuple(problems))
+    return MutationSettings(challenge.mutant_threshold, equivalent, challenge.mutate, tuple(problems))

@@ -11,27 +11,24 @@ names and hints, so the student can be told what will be checked later.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import inspect
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hypothesis import settings
-
 from menace_course import __version__
 from menace_course.catalog import Challenge, Example
 from menace_course.checking.compare import clone
+from menace_course.checking.importing import import_file
 from menace_course.checking.replay import ExampleStore, can_replay, replaying
 from menace_course.checking.testing import (
-    GRADING_PROFILE,
+    course_references,
     expect_equal,
     expect_unchanged,
     marks_of,
-    use_course_references,
+    with_grading_settings,
 )
 from menace_course.course import Course
 from menace_course.models import Kind
@@ -86,35 +83,36 @@ def _example_case(challenge: Challenge, index: int, example: Example) -> Case:
     )
 
 
-def _import_test_module(path: Path) -> Any:
-    key = "menace_hidden_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[key] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _first_line(function: Any) -> int:
     inner = getattr(getattr(function, "hypothesis", None), "inner_test", function)
     return int(getattr(getattr(inner, "__code__", None), "co_firstlineno", 0))
 
 
-def _hidden_cases(folder: Path, store: ExampleStore) -> list[Case]:
+def _in_course(references: Path, run: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``run``, with :func:`reference` loading from this course's references while it runs."""
+
+    def in_course(submission: Any) -> None:
+        with course_references(references):
+            run(submission)
+
+    return in_course
+
+
+def _hidden_cases(folder: Path, store: ExampleStore, references: Path) -> list[Case]:
     cases = []
     for path in sorted(folder.glob("test_*.py")):
-        module = _import_test_module(path)
+        module = import_file(path)
         tests = [(n, f) for n, f in vars(module).items() if n.startswith("test_") and callable(f)]
         for name, function in sorted(tests, key=lambda item: _first_line(item[1])):
             marks = marks_of(function)
             is_property = hasattr(function, "hypothesis")
             is_visible = bool(marks.get("visible", False))
+            if is_property:
+                function = with_grading_settings(function)
             run = function
             if is_property and can_replay(function):
                 run = replaying(function, store.examples(f"{path.name}::{name}", function), is_visible)
+            run = _in_course(references, run)
             doc = inspect.getdoc(
                 (getattr(function, "hypothesis", None) and function.hypothesis.inner_test) or function
             )
@@ -142,16 +140,15 @@ def _hash_files(paths: list[Path]) -> str:
 
 def collect(course: Course, challenge: Challenge) -> Suite:
     """Gather every test of ``challenge`` in this course, hidden ones if the course has them."""
-    settings.load_profile(GRADING_PROFILE)
     cases = [_example_case(challenge, i, e) for i, e in enumerate(challenge.examples, start=1)]
     hidden_folder = course.hidden_tests_dir / challenge.slug
     hidden_not_run: tuple[str, ...] = ()
     hidden_files: list[Path] = []
     if hidden_folder.is_dir():
-        use_course_references(course.reference_dir)
         hidden_files = sorted(hidden_folder.glob("*.py"))
         store = ExampleStore(_hash_files([*hidden_files, course.reference_dir / f"{challenge.slug}.py"]))
-        cases += _hidden_cases(hidden_folder, store)
+        with course_references(course.reference_dir):
+            cases += _hidden_cases(hidden_folder, store, course.reference_dir)
         store.save()
     else:
         manifest = challenge.folder / HIDDEN_MANIFEST

@@ -15,11 +15,9 @@ import io
 import re
 import runpy
 import sys
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any
-from unittest import mock
 
 import click
 
@@ -27,6 +25,7 @@ from menace_course.course import BUNDLED_COURSE, find_course
 from menace_course.errors import CourseError, UnknownChallenge, UsageError
 from menace_course.lesson import noughts, pixels
 from menace_course.lesson.experiments.page_steps import COLOURS, STEPS
+from menace_course.lesson.pixels import Picture
 
 __all__ = ["start", "step"]
 
@@ -35,8 +34,6 @@ HELPERS = {"noughts": noughts, "pixels": pixels}
 #: A source checkout's step programs (when the package runs from one).
 SOURCE_STEPS = Path(__file__).resolve().parents[2] / "reference" / "steps"
 STEP_SLUG = re.compile(r"step([1-4])")
-
-Picture = tuple[Sequence[Sequence[Hashable]], Mapping[Hashable, str]]
 
 
 def step_program(number: int, course_dir: Path | None = None) -> Path | None:
@@ -68,12 +65,10 @@ def run_step(number: int, course_dir: Path | None = None) -> tuple[list[str], li
             pictures.append((output.picture, COLOURS))
         return list(output.lines), pictures
 
-    def keep(rows: Sequence[Sequence[Hashable]], colours: Mapping[Hashable, str], *_: Any, **__: Any) -> None:
-        pictures.append((rows, colours))
-
     printed = io.StringIO()
-    with mock.patch.object(pixels, "show_grid", keep), redirect_stdout(printed):
+    with pixels.captured_pictures() as drawn, redirect_stdout(printed):
         runpy.run_path(str(program), run_name="__main__")
+    pictures += drawn
     return printed.getvalue().splitlines(), pictures
 
 

@@ -7,7 +7,9 @@ colour for each thing, and shows every thing as a square:
 * in a Jupyter notebook, it shows the picture below the cell;
 * in a terminal, it prints coloured blocks (two rows of squares to a line);
 * where colours can't be shown (output to a file or a pipe, or ``NO_COLOR`` set), it
-  prints each thing's first letter instead: ``W``, ``D``, ``L``.
+  prints each thing's first letter instead: ``W``, ``D``, ``L``;
+* inside :func:`captured_pictures`, it draws nothing and keeps the picture as data
+  (``menace step`` uses this to decide where a step program's picture goes).
 
 This module is self-contained on purpose (standard library only): ``menace start``
 copies it, as ``pixels.py``, next to a step program.
@@ -15,18 +17,22 @@ copies it, as ``pixels.py``, next to a step program.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
 import os
 import struct
 import sys
 import zlib
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 __all__ = ["NAMED_COLOURS", "png_bytes", "rgb", "show_grid", "svg_text", "terminal_text"]
 
 RGB = tuple[int, int, int]
+#: A picture as data: its rows of things, and a colour for each thing.
+Picture = tuple[Sequence[Sequence[Hashable]], Mapping[Any, "str | RGB"]]
 
 #: Colour names understood besides ``'#rrggbb'`` (the same names as in CSS and SVG).
 NAMED_COLOURS: dict[str, RGB] = {
@@ -170,6 +176,23 @@ def _terminal_has_colour(stream: TextIO) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR")
 
 
+#: Where :func:`show_grid` keeps pictures instead of drawing them (see :func:`captured_pictures`).
+_captured: contextvars.ContextVar[list[Picture] | None] = contextvars.ContextVar(
+    "menace_captured_pictures", default=None
+)
+
+
+@contextlib.contextmanager
+def captured_pictures() -> Iterator[list[Picture]]:
+    """Within the ``with`` block, :func:`show_grid` keeps each picture (rows, colours) in the list."""
+    pictures: list[Picture] = []
+    token = _captured.set(pictures)
+    try:
+        yield pictures
+    finally:
+        _captured.reset(token)
+
+
 def show_grid(
     rows: Sequence[Sequence[Thing]],
     colours: Mapping[Thing, str | RGB],
@@ -192,6 +215,10 @@ def show_grid(
     Returns:
         The path written, or None when the picture was shown rather than saved.
     """
+    captured = _captured.get()
+    if captured is not None:
+        captured.append((rows, colours))
+        return None
     if path is not None:
         target = Path(path)
         kind = target.suffix.lower()
