@@ -20,6 +20,16 @@ in ``hidden_tests/<slug>/``, and its reference in ``reference/<slug>.py``.
     [[examples]]                  # args_py / expected_py: Python literals, for tuples and
     args = ["    O   X"]          # dicts with number keys, which TOML cannot write
     expected_py = "{0: 3, 1: 3, 2: 3, 5: 3}"
+    [validate]                    # optional; what menace validate asks of the tests
+    mutant_threshold = 0.9
+    equivalent_mutants = ["<mutant id>: <why no test can tell it apart>"]
+    mutate = ["after_game"]       # only mutate these top-level names of the reference
+
+The file is read once, against the schema the dataclasses :class:`ChallengeFile`,
+:class:`ExampleEntry`, :class:`ValidateTable` and :class:`~menace_course.limits.Limits`
+declare (:mod:`menace_course.schema` checks every key and type); an unknown key or a
+value of the wrong type is a :class:`~menace_course.errors.CourseError` naming the file,
+the key and what was expected.
 """
 
 from __future__ import annotations
@@ -27,15 +37,58 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from menace_course.course import Course
 from menace_course.errors import CourseError, UnknownChallenge
 from menace_course.limits import Limits
+from menace_course.schema import SchemaError, read_table
 
 SLUG_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+# -- the file's schema ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExampleEntry:
+    """One ``[[examples]]`` table: ``args`` or ``args_py``, ``expected`` or ``expected_py``."""
+
+    args: tuple[Any, ...] | None = None  #: the arguments, as a TOML array
+    args_py: str | None = None  #: or the arguments as a Python literal (a list or tuple)
+    expected: Any = None  #: the value the function must give back
+    expected_py: str | None = None  #: or that value as a Python literal (tuples, number keys)
+    hint: str | None = None  #: a hint id for this example
+
+
+@dataclass(frozen=True)
+class ValidateTable:
+    """The ``[validate]`` table: what ``menace validate`` asks of the challenge's tests."""
+
+    mutant_threshold: float = 0.9  #: the share of the reference's mutants the tests must kill
+    equivalent_mutants: tuple[str, ...] = ()  #: ``"<mutant id>: <reason>"`` for each
+    mutate: tuple[str, ...] = ()  #: top-level names of the reference to mutate (default: all)
+
+
+@dataclass(frozen=True)
+class ChallengeFile:
+    """``challenge.toml`` as written: every key it may hold, and its type."""
+
+    title: str
+    function: str
+    stars: int = 1
+    params: tuple[str, ...] = ()
+    pure: bool = False  #: the function must not change its arguments
+    example_hint: str | None = None  #: the hint of every example that names none
+    limits: Limits = field(default_factory=Limits)
+    examples: tuple[ExampleEntry, ...] = ()
+    validate: ValidateTable = field(default_factory=ValidateTable)
+
+
+# -- the challenge, as the grader uses it ---------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -63,6 +116,7 @@ class Challenge:
     limits: Limits = field(default_factory=Limits)
     mutant_threshold: float = 0.9
     equivalent_mutants: tuple[str, ...] = ()
+    mutate: tuple[str, ...] = ()  #: top-level names of the reference validate mutates (empty: all)
 
     @property
     def starter(self) -> Path:
@@ -100,49 +154,73 @@ def load_challenge(course: Course, slug: str) -> Challenge:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise CourseError(f"{path}: cannot read it: {error}") from error
     try:
-        return _challenge_from(data, slug, folder)
-    except (KeyError, TypeError, ValueError) as error:
+        return _challenge_from(read_table(ChallengeFile, data), slug, folder)
+    except SchemaError as error:
         raise CourseError(f"{path}: {error}") from error
 
 
-def _value(entry: dict[str, Any], key: str) -> Any:
-    """An example's ``args`` or ``expected``: TOML, or ``<key>_py``, a Python literal.
+def _literal(text: str, key: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        raise SchemaError(f"{key}: expected a Python literal, got {text!r}") from error
+
+
+def _example(entry: ExampleEntry, number: int) -> Example:
+    """An example's ``args`` and ``expected``: TOML, or ``<key>_py``, a Python literal.
 
     TOML has no tuples and only string keys, so a value such as ``('    O   X', [8, 5, 2])``
     or ``{0: 3, 1: 3}`` is written as a string of Python: ``expected_py = "{0: 3, 1: 3}"``.
     """
-    if f"{key}_py" in entry:
-        try:
-            return ast.literal_eval(str(entry[f"{key}_py"]))
-        except (SyntaxError, ValueError) as error:
-            raise ValueError(f"{key}_py is not a Python literal: {entry[f'{key}_py']!r}") from error
-    return entry[key]
-
-
-def _challenge_from(data: dict[str, Any], slug: str, folder: Path) -> Challenge:
-    examples = tuple(
-        Example(args=tuple(_value(e, "args")), expected=_value(e, "expected"), hint=e.get("hint"))
-        for e in data.get("examples", [])
+    where = f"examples[{number}]"
+    if (entry.args is None) == (entry.args_py is None):
+        raise SchemaError(f"{where}: give args or args_py (one of them)")
+    if (entry.expected is None) == (entry.expected_py is None):
+        raise SchemaError(f"{where}: give expected or expected_py (one of them)")
+    args: Any = entry.args if entry.args_py is None else _literal(entry.args_py, f"{where}.args_py")
+    if not isinstance(args, list | tuple):
+        raise SchemaError(f"{where}.args_py: expected a list or tuple of arguments, got {args!r}")
+    expected = (
+        entry.expected if entry.expected_py is None else _literal(entry.expected_py, f"{where}.expected_py")
     )
-    known_limits = {f.name for f in fields(Limits)}
-    limit_values = data.get("limits", {})
-    unknown = set(limit_values) - known_limits
-    if unknown:
-        raise ValueError(f"unknown limits: {', '.join(sorted(unknown))}")
-    validation = data.get("validate", {})
+    return Example(args=tuple(args), expected=expected, hint=entry.hint)
+
+
+def _check_values(file: ChallengeFile) -> None:
+    """What the types alone cannot say: names that are identifiers, numbers in range."""
+    for key, name in [
+        ("function", file.function),
+        *((f"params[{i}]", p) for i, p in enumerate(file.params, 1)),
+    ]:
+        if not _IDENTIFIER.match(name):
+            raise SchemaError(f"{key}: expected a Python name, got {name!r}")
+    if file.stars < 1:
+        raise SchemaError(f"stars: expected 1 or more, got {file.stars}")
+    if not 0.0 <= file.validate.mutant_threshold <= 1.0:
+        raise SchemaError(
+            f"validate.mutant_threshold: expected a share from 0 to 1, got {file.validate.mutant_threshold}"
+        )
+    for name, value in vars(file.limits).items():
+        if value < 0 or (value == 0 and name != "processes"):
+            raise SchemaError(f"limits.{name}: expected more than 0, got {value}")
+
+
+def _challenge_from(file: ChallengeFile, slug: str, folder: Path) -> Challenge:
+    _check_values(file)
     return Challenge(
         slug=slug,
-        title=str(data["title"]),
-        stars=int(data.get("stars", 1)),
-        function=str(data["function"]),
-        params=tuple(data.get("params", ())),
-        pure=bool(data.get("pure", False)),
-        examples=examples,
+        title=file.title,
+        stars=file.stars,
+        function=file.function,
+        params=file.params,
+        pure=file.pure,
+        examples=tuple(_example(e, n) for n, e in enumerate(file.examples, start=1)),
         folder=folder,
-        example_hint=data.get("example_hint"),
-        limits=Limits(**limit_values),
-        mutant_threshold=float(validation.get("mutant_threshold", 0.9)),
-        equivalent_mutants=tuple(validation.get("equivalent_mutants", ())),
+        example_hint=file.example_hint,
+        limits=file.limits,
+        mutant_threshold=file.validate.mutant_threshold,
+        equivalent_mutants=file.validate.equivalent_mutants,
+        mutate=file.validate.mutate,
     )
 
 

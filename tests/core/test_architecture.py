@@ -2,7 +2,7 @@
 
 The layers (docs/architecture.md draws them), from the bottom up::
 
-    leaves      models, limits, errors, cache         import nothing of ours
+    leaves      models, limits, errors, cache, schema import nothing of ours
     sandbox     menace_course.sandbox                 itself and the leaves only
     lesson      menace_course.lesson                  itself and the leaves only (no grader)
     grader      catalog, course, checking, grading, feedback, exports, authoring, autograders, ...
@@ -21,7 +21,13 @@ import menace_course
 
 PACKAGE = Path(menace_course.__file__).parent
 
-LEAVES = ("menace_course.models", "menace_course.limits", "menace_course.errors", "menace_course.cache")
+LEAVES = (
+    "menace_course.models",
+    "menace_course.limits",
+    "menace_course.errors",
+    "menace_course.cache",
+    "menace_course.schema",
+)
 
 
 def module_name(path: Path) -> str:
