@@ -40,6 +40,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "list": ("menace_course.commands.check", "list_challenges", "List the course's challenges."),
     "show": ("menace_course.commands.show", "show", "Show a challenge's text: what to write."),
+    "serve": ("menace_course.commands.serve", "serve", "Run the check service (web page and API)."),
+    "users": ("menace_course.commands.users", "users", "Manage the check service's users and tokens."),
 }
 
 

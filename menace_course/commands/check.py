@@ -120,6 +120,13 @@ def _without_helpers(found: list[Challenge], source: Source) -> list[Challenge]:
 )
 @sandbox_option("bwrap isolates your code fully (Linux); process is a plain child process.")
 @click.option("--ascii", "ascii_only", is_flag=True, help="Use :) :( :| instead of ✓ ✗ –.")
+@click.option(
+    "--server",
+    envvar="MENACE_SERVER",
+    metavar="URL",
+    help="Check on the course's check service, hidden tests included (or set MENACE_SERVER; "
+    "your token goes in MENACE_TOKEN).",
+)
 @course_option
 def check(
     file: Path,
@@ -127,6 +134,7 @@ def check(
     output_format: str,
     sandbox: str,
     ascii_only: bool,
+    server: str | None,
     course: Path | None,
 ) -> int:
     """Check the function(s) in FILE (.py or .ipynb) and explain what is right and wrong.
@@ -136,6 +144,7 @@ def check(
       menace check after_game.py
       menace check my_notebook.ipynb --challenge opening_box
       menace check after_game.py --format json
+      menace check after_game.py --server https://menace.example.edu   (hidden tests too)
 
     \b
     Exit code:
@@ -145,6 +154,14 @@ def check(
       3  every check that ran passes, but the hidden checks did not run here
          (a student's kit has only the examples; they run when your instructor grades)
     """
+    if server:  # h-service: the hidden tests run on the course's check service
+        from menace_course.service.client import check_on_server
+
+        remote = check_on_server(
+            server, file, slug, course, _read, output_format=output_format, ascii_only=ascii_only
+        )
+        if remote is not None:
+            return exit_code(remote)
     the_course = find_course(course)
     source, challenges = _read(the_course, file, slug)
     kind = choose_kind(sandbox)

@@ -1,0 +1,244 @@
+"""The JSON API, ``/api/v1`` (documented in docs/api.md and at ``/api/v1/openapi.json``).
+
+    POST /api/v1/checks[?wait=S][&format=F]  store and queue a check: 202 {id, status, url};
+                                             200 with the report when done within S seconds
+    GET  /api/v1/checks/<id>[?wait=S][&format=F]  {id, status, report, ...}; report as
+                                             ``menace check --format json``, null until done
+    GET  /api/v1/challenges                  the course's challenges
+    GET  /api/v1/openapi.json                this API, described
+
+Every error is JSON: ``{"error": code, "message": sentence}`` with its HTTP status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request, url_for
+from marshmallow import ValidationError
+
+from menace_course import catalog
+from menace_course.service.auth import check_csrf_for_cookie, require_checker, who
+from menace_course.service.db.models import Attempt, AttemptStatus
+from menace_course.service.intake import Format, Rejected, accept, feedback
+from menace_course.service.limits import limiter, submission_limit
+from menace_course.service.openapi import build_spec, documented
+from menace_course.service.schemas import CheckRequestSchema
+from menace_course.service.state import state
+
+api = Blueprint("api", __name__, url_prefix="/api/v1")
+FORMATS = ("text", "markdown", "html")
+
+_ERRORS = {
+    "400": {
+        "description": "Unknown challenge, bad file name or malformed body",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    },
+    "401": {
+        "description": "No token, or a token that is not valid",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    },
+    "403": {
+        "description": "Not yours to see (or a cookie without its CSRF token)",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    },
+}
+_WAIT = {
+    "name": "wait",
+    "in": "query",
+    "schema": {"type": "number", "minimum": 0, "maximum": 30},
+    "description": "Wait up to this many seconds for the check to finish before answering.",
+}
+_FORMAT = {
+    "name": "format",
+    "in": "query",
+    "schema": {"type": "string", "enum": list(FORMATS)},
+    "description": "Also give the report in words (`feedback`), as `menace check --format` would.",
+}
+
+
+def error(status: int, code: str, message: str, retry_after: int | None = None) -> Response:
+    """A JSON error response."""
+    response = jsonify({"error": code, "message": message})
+    response.status_code = status
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+def _wait_seconds() -> float:
+    raw = request.args.get("wait", "0")
+    try:
+        seconds = float(raw)
+    except ValueError:
+        raise Rejected(400, "bad_request", f"wait={raw[:20]!r} is not a number of seconds") from None
+    if not 0 <= seconds <= 3600:
+        raise Rejected(400, "bad_request", "wait must be between 0 and the service's limit")
+    return min(seconds, state().config.max_wait_seconds)
+
+
+def _format() -> Format | None:
+    raw = request.args.get("format")
+    if raw is None:
+        return None
+    if raw not in FORMATS:
+        raise Rejected(400, "bad_request", f"format must be one of {', '.join(FORMATS)}")
+    return raw  # type: ignore[return-value]
+
+
+def view(attempt: Attempt, format: Format | None = None) -> dict[str, Any]:
+    """What the API says about an attempt."""
+    data: dict[str, Any] = {
+        "id": attempt.id,
+        "status": attempt.status.value,
+        "url": url_for("api.get_check", attempt_id=attempt.id, _external=False),
+        "challenge": attempt.challenge,
+        "filename": attempt.filename,
+        "created_at": attempt.created_at.isoformat(),
+        "report": attempt.report if attempt.status is AttemptStatus.DONE else None,
+    }
+    if format is not None and attempt.report is not None and attempt.status is AttemptStatus.DONE:
+        data["feedback"] = feedback(state(), attempt.report, format)
+    return data
+
+
+def _load(attempt_id: str) -> Attempt | None:
+    with state().db.reading() as db:
+        return db.get(Attempt, attempt_id) if len(attempt_id) <= 36 else None
+
+
+def _finished(attempt_id: str, seconds: float) -> Attempt | None:
+    """The attempt after waiting up to ``seconds`` for it to be done."""
+    if seconds > 0:
+        state().dispatcher.wait(attempt_id, seconds)
+    return _load(attempt_id)
+
+
+@api.post("/checks")
+@limiter.limit(submission_limit)
+@documented(
+    summary="Check a submission",
+    description="Stores the submission, then queues it. With ?wait=S the answer waits up to S seconds and "
+    "is 200 with the report when the check finished in time.",
+    security=[{"bearer": []}],
+    parameters=[_WAIT, _FORMAT],
+    requestBody={"required": True, "content": {"application/json": {"schema": "CheckRequest"}}},
+    responses={
+        "202": {
+            "description": "Stored and queued",
+            "content": {"application/json": {"schema": "CheckAccepted"}},
+        },
+        "200": {"description": "Done within ?wait", "content": {"application/json": {"schema": "Check"}}},
+        **_ERRORS,
+        "413": {
+            "description": "The submission is too large",
+            "content": {"application/json": {"schema": "Error"}},
+        },
+        "429": {
+            "description": "The queue is full, too many of your checks wait, or too many requests: see "
+            "Retry-After",
+            "content": {"application/json": {"schema": "Error"}},
+        },
+    },
+)
+def post_check() -> tuple[Response, int] | Response:
+    """Store and queue a check (see the module's docstring)."""
+    check_csrf_for_cookie()
+    person = require_checker()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        return error(400, "bad_request", "the body must be a JSON object: {challenge, filename, source}")
+    try:
+        data = CheckRequestSchema().load(body)
+    except ValidationError as invalid:
+        fields = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in sorted(invalid.messages_dict.items()))
+        return error(400, "bad_request", f"the body is not a check request ({fields})")
+    wait, format = _wait_seconds(), _format()
+    attempt = accept(state(), person, data["challenge"], data["filename"], data["source"])
+    done = _finished(attempt.id, wait) if wait else attempt
+    assert done is not None
+    if done.status is AttemptStatus.DONE:
+        return jsonify(view(done, format)), 200
+    short = {k: v for k, v in view(done).items() if k in ("id", "status", "url")}
+    response = jsonify(short)
+    response.headers["Location"] = short["url"]
+    return response, 202
+
+
+@api.get("/checks/<attempt_id>")
+@documented(
+    summary="A check and its report",
+    security=[{"bearer": []}],
+    parameters=[
+        {"name": "attempt_id", "in": "path", "required": True, "schema": {"type": "string"}},
+        _WAIT,
+        _FORMAT,
+    ],
+    responses={
+        "200": {"description": "The check", "content": {"application/json": {"schema": "Check"}}},
+        **_ERRORS,
+        "404": {"description": "No such check", "content": {"application/json": {"schema": "Error"}}},
+    },
+)
+def get_check(attempt_id: str) -> Response:
+    """A check: queued, running, or done with its report."""
+    person = who()
+    attempt = _load(attempt_id)
+    if attempt is None:
+        return error(404, "not_found", "no check has this id")
+    if attempt.user_id is not None and not person.signed_in:
+        return error(401, "unauthorized", "sign in to see this check (Authorization: Bearer <token>)")
+    if not person.may_see(attempt.user_id, attempt.context_id):
+        return error(403, "forbidden", "this check is someone else's")
+    format = _format()
+    if attempt.status is not AttemptStatus.DONE:
+        attempt = _finished(attempt_id, _wait_seconds()) or attempt
+    return jsonify(view(attempt, format))
+
+
+@api.get("/challenges")
+@documented(
+    summary="The course's challenges",
+    responses={
+        "200": {
+            "description": "Every challenge",
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "challenges": {
+                                "type": "array",
+                                "items": {"$ref": "#/components/schemas/Challenge"},
+                            }
+                        },
+                    }
+                }
+            },
+        }
+    },
+)
+def challenges() -> Response:
+    """The course's challenges, with their pages."""
+    return jsonify(
+        {
+            "challenges": [
+                {
+                    "slug": c.slug,
+                    "title": c.title,
+                    "stars": c.stars,
+                    "function": c.function,
+                    "url": url_for("pages.challenge", slug=c.slug),
+                }
+                for c in catalog.load_all(state().course)
+            ]
+        }
+    )
+
+
+@api.get("/openapi.json")
+def openapi() -> Response:
+    """This API, as an OpenAPI 3.1 document."""
+    from flask import current_app
+
+    return jsonify(build_spec(current_app))

@@ -1,0 +1,230 @@
+"""``create_app(config)``: the Flask app of the check service, with its database and dispatcher.
+
+It brings the database to the newest migration, makes (once) the key that signs session
+cookies, starts the dispatcher with every accepted attempt the database still has as
+unfinished, and registers the pages, the JSON API and their error handling. Blueprints
+of other parts (the lesson page, LTI) register through :func:`register_blueprints`.
+
+Security defaults: CSRF on every form (Flask-WTF), session cookies ``HttpOnly`` and
+``SameSite=Lax`` and ``Secure`` whenever the request came over HTTPS (behind a proxy, with
+``--behind-proxy``), a body size limit, per-user rate limits, and a Content Security
+Policy that allows only the service's own scripts.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from flask.sessions import SecureCookieSessionInterface
+from flask_limiter.errors import RateLimitExceeded
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+
+from menace_course.course import find_course
+from menace_course.service.auth import AuthError
+from menace_course.service.config import ServiceConfig
+from menace_course.service.db.attempts import unfinished
+from menace_course.service.db.engine import Database
+from menace_course.service.db.models import Setting
+from menace_course.service.db.people import context_for
+from menace_course.service.dispatch import Dispatcher, make_dispatcher
+from menace_course.service.dispatch.base import CheckJob
+from menace_course.service.intake import Rejected
+from menace_course.service.limits import limiter
+from menace_course.service.state import DatabaseRecorder, ServiceState
+
+log = logging.getLogger("menace.service")
+HERE = Path(__file__).resolve().parent
+csrf = CSRFProtect()
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "frame-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'self'; object-src 'none'"
+)
+
+
+class SessionCookies(SecureCookieSessionInterface):
+    """Session cookies that are ``Secure`` whenever the request itself came over HTTPS."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        """Secure behind HTTPS (a reverse proxy's X-Forwarded-Proto counts with --behind-proxy)."""
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+
+def _secret_key(db: Database) -> str:
+    """The key that signs session cookies: made once, kept in the database."""
+    with db.writing() as session:
+        found = session.get(Setting, "secret_key")
+        if found is None:
+            found = Setting(name="secret_key", value=secrets.token_hex(32))
+            session.add(found)
+        return found.value
+
+
+def _local_context(db: Database) -> int:
+    with db.writing() as session:
+        return context_for(session).id
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.path == "/healthz"
+
+
+def _error_response(status: int, code: str, message: str, retry_after: int | None = None) -> Response:
+    if _wants_json():
+        response = jsonify({"error": code, "message": message})
+    else:
+        titles = {
+            400: "Bad request",
+            401: "Sign in first",
+            403: "Not allowed",
+            404: "Not found",
+            405: "Not allowed",
+            410: "Gone",
+            413: "Too large",
+            429: "Too many checks",
+            500: "Our fault",
+        }
+        html = render_template(
+            "error.html", code=status, title=titles.get(status, "Error"), message=message, person=None
+        )
+        response = Response(html, mimetype="text/html")
+    response.status_code = status
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+def _register_errors(app: Flask) -> None:
+    @app.errorhandler(Rejected)
+    def rejected(error: Rejected) -> Response:
+        return _error_response(error.status, error.code, error.message, error.retry_after)
+
+    @app.errorhandler(AuthError)
+    def auth(error: AuthError) -> Response:
+        code = "unauthorized" if error.status == 401 else "forbidden"
+        response = _error_response(error.status, code, str(error))
+        if error.status == 401 and _wants_json():
+            response.headers["WWW-Authenticate"] = 'Bearer realm="menace"'
+        return response
+
+    @app.errorhandler(CSRFError)
+    def csrf_failed(error: CSRFError) -> Response:
+        return _error_response(
+            400, "csrf", f"the form was stale or forged ({error.description}); reload the page"
+        )
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(error: RequestEntityTooLarge) -> Response:
+        limit = app.config["MAX_CONTENT_LENGTH"] // 1024
+        return _error_response(413, "too_large", f"the request is larger than {limit} KB")
+
+    @app.errorhandler(RateLimitExceeded)
+    def rate_limited(error: RateLimitExceeded) -> Response:
+        retry = 60
+        limit = getattr(error, "limit", None)
+        if limit is not None:
+            retry = int(limit.limit.get_expiry())
+        return _error_response(
+            429, "rate_limited", f"too many requests ({error.description}); slow down", retry
+        )
+
+    @app.errorhandler(HTTPException)
+    def http(error: HTTPException) -> Response:
+        status = error.code or 500
+        code = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}.get(status, "error")
+        return _error_response(status, code, error.description or "")
+
+    @app.errorhandler(Exception)
+    def crashed(error: Exception) -> Response:
+        log.error("%s %s failed: %s", request.method, request.path, _where(error))
+        return _error_response(
+            500, "internal", "the service failed on this request; this is not your mistake"
+        )
+
+
+def _where(error: Exception) -> str:
+    from menace_course.service.dispatch.grading import where
+
+    return where(error)
+
+
+def _security_headers(response: Response) -> Response:
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+    if request.path.startswith("/api/") or "uid" in request.cookies or response.headers.get("Set-Cookie"):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+def register_blueprints(app: Flask) -> None:
+    """The service's own blueprints, then the optional ones that are installed (lesson, LTI)."""
+    from menace_course.service.api import api
+    from menace_course.service.pages import pages
+
+    app.register_blueprint(pages)
+    app.register_blueprint(api)
+    csrf.exempt(api)  # the API checks CSRF itself when a cookie, not a token, signs a request
+
+
+def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> Flask:
+    """The service's app, ready to serve (see the module's docstring).
+
+    ``dispatcher`` replaces the one ``config`` asks for (tests); it is started here.
+    """
+    course = find_course(config.course)
+    db = Database(config.database_url)
+    db.upgrade()
+    app = Flask(
+        "menace_course.service",
+        root_path=str(HERE),
+        template_folder="templates",
+        static_folder="static",
+    )
+    app.config.update(
+        SECRET_KEY=_secret_key(db),
+        MAX_CONTENT_LENGTH=config.max_body_bytes,
+        SESSION_COOKIE_NAME="menace_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=config.public_url.startswith("https://"),
+        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        WTF_CSRF_TIME_LIMIT=None,  # a form open all afternoon still works; the token is per session
+        WTF_CSRF_SSL_STRICT=True,
+        MENACE_OPEN=config.open,
+        MENACE_RATE_LIMIT=config.rate_limit,
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # reports keep the order menace check prints
+    app.session_interface = SessionCookies()
+    if config.behind_proxy:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1)  # type: ignore[method-assign]
+    csrf.init_app(app)
+    limiter.init_app(app)
+    register_blueprints(app)
+    _register_errors(app)
+    app.after_request(_security_headers)
+    dispatcher = dispatcher or make_dispatcher(config)
+    app.extensions["menace"] = ServiceState(
+        config=config, course=course, db=db, dispatcher=dispatcher, local_context_id=_local_context(db)
+    )
+    with db.reading() as session:
+        backlog = [CheckJob.of(a) for a in unfinished(session)]
+    dispatcher.start(DatabaseRecorder(db), backlog)
+    return app
+
+
+def shutdown(app: Flask) -> None:
+    """Stop the dispatcher and close the database (the end of a worker process, or of a test)."""
+    service: Any = app.extensions.get("menace")
+    if service is not None:
+        service.dispatcher.stop()
+        service.db.dispose()

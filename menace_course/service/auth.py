@@ -1,0 +1,162 @@
+"""Who is asking: a bearer token, a browser session, or (with ``--open``) nobody in particular.
+
+Every request gets one :class:`Who`, worked out once (:func:`who`):
+
+- ``Authorization: Bearer mc_...``: a local user's token (``menace users add``);
+- the session cookie, set by ``/login`` (a token pasted in a form), a one-time login link
+  (``menace users link``), or an LTI launch (:func:`sign_in` is the one way in for all);
+- otherwise anonymous, which may check only when the service runs with ``--open``.
+
+A session holds the user's id, their context and the user's ``session_epoch``; revoking
+a user raises the epoch, which ends every session they had. The JSON API takes the
+cookie too (the page's script uses it), but then, like every form, only with the CSRF
+token (header ``X-CSRFToken``): a bearer token cannot be sent by another site, a cookie can.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import current_app, g, request, session
+from flask_wtf.csrf import CSRFError, validate_csrf
+from wtforms import ValidationError
+
+from menace_course.service.db.models import Role, User
+from menace_course.service.db.people import role_in, user_by_token
+from menace_course.service.state import state
+
+
+@dataclass(frozen=True)
+class Who:
+    """The person behind a request, and what they may do in which context."""
+
+    user_id: int | None
+    name: str | None
+    context_id: int
+    role: Role | None  #: None for an anonymous visitor
+    via: str  #: ``token``, ``session`` or ``anonymous``
+
+    @property
+    def signed_in(self) -> bool:
+        """True for a known user."""
+        return self.user_id is not None
+
+    @property
+    def is_instructor(self) -> bool:
+        """True when the user teaches this context."""
+        return self.role is Role.INSTRUCTOR
+
+    def may_see(self, owner_id: int | None, context_id: int) -> bool:
+        """May this person see an attempt by ``owner_id`` in ``context_id``?
+
+        Their own, or any in a context they teach. An anonymous attempt is seen by whoever
+        holds its id (an unguessable UUID, kept in the browser's own session).
+        """
+        if context_id != self.context_id:
+            return False
+        if owner_id is None:
+            return True
+        return owner_id == self.user_id or self.is_instructor
+
+
+class AuthError(Exception):
+    """The request's credentials are missing (401) or not good enough (403)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        """Keep the HTTP status with the message."""
+        super().__init__(message)
+        self.status = status
+
+
+def _anonymous() -> Who:
+    return Who(None, None, state().local_context_id, None, "anonymous")
+
+
+def _from_token(token: str) -> Who:
+    with state().db.reading() as db:
+        user = user_by_token(db, token)
+        if user is None:
+            raise AuthError(
+                401, "this token is not valid (revoked, or mistyped): ask your instructor for a new one"
+            )
+        context_id = state().local_context_id
+        return Who(user.id, user.name, context_id, role_in(db, user.id, context_id), "token")
+
+
+def _from_session() -> Who | None:
+    user_id, epoch, context_id = session.get("uid"), session.get("epoch"), session.get("ctx")
+    if not isinstance(user_id, int) or not isinstance(context_id, int):
+        return None
+    with state().db.reading() as db:
+        user = db.get(User, user_id)
+        if user is None or user.revoked_at is not None or user.session_epoch != epoch:
+            session.clear()
+            return None
+        return Who(user.id, user.name, context_id, role_in(db, user.id, context_id), "session")
+
+
+def who() -> Who:
+    """The person behind the current request (worked out once per request).
+
+    Raises:
+        AuthError: a bearer token was given and it is not valid.
+    """
+    found: Who | None = g.get("menace_who")
+    if found is not None:
+        return found
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise AuthError(401, "the Authorization header must be 'Bearer <token>'")
+        found = _from_token(token.strip())
+    else:
+        found = _from_session() or _anonymous()
+    g.menace_who = found
+    return found
+
+
+def require_checker() -> Who:
+    """The person, if they may run a check (signed in, or anyone when the service is open)."""
+    person = who()
+    if not person.signed_in and not current_app.config["MENACE_OPEN"]:
+        raise AuthError(
+            401, "sign in first: send 'Authorization: Bearer <token>' (menace users add gives one)"
+        )
+    return person
+
+
+def require_instructor() -> Who:
+    """The person, if they teach the context."""
+    person = who()
+    if not person.signed_in:
+        raise AuthError(401, "sign in with an instructor token first")
+    if not person.is_instructor:
+        raise AuthError(403, "only an instructor of this course may see this")
+    return person
+
+
+def check_csrf_for_cookie() -> None:
+    """For a cookie-authenticated API write, demand the page's CSRF token (bearer tokens need none)."""
+    if request.headers.get("Authorization") or request.method in ("GET", "HEAD", "OPTIONS"):
+        return
+    if "uid" not in session and not current_app.config["MENACE_OPEN"]:
+        return  # no cookie identity: the request is anonymous and is refused or allowed as such
+    try:
+        validate_csrf(request.headers.get("X-CSRFToken", ""))
+    except (ValidationError, CSRFError) as error:
+        raise AuthError(403, f"missing or stale CSRF token (reload the page): {error}") from error
+
+
+def sign_in(user: User, context_id: int) -> None:
+    """Start a browser session for ``user`` in ``context_id`` (login form, login link or LTI launch)."""
+    session.clear()
+    session["uid"] = user.id
+    session["epoch"] = user.session_epoch
+    session["ctx"] = context_id
+    session.permanent = True
+
+
+def sign_out() -> None:
+    """End the browser session."""
+    session.clear()

@@ -1,0 +1,240 @@
+"""``menace check FILE --server URL``: check a file on the course's check service.
+
+The hidden tests never leave the service; what comes back is the report, in the same
+form a local check gives, and the same feedback words (the service renders them with the
+course's own templates, so a kit with older wording still shows the service's). Only the
+standard library is used here: a student's kit has no web libraries and needs none.
+
+The token comes from ``MENACE_TOKEN`` (never an option: it would stay in the shell's
+history). A full queue (429) is waited out politely, a few times, as ``Retry-After`` says.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from menace_course import __version__
+from menace_course.catalog import Challenge
+from menace_course.checking.loader import Source, read_submission
+from menace_course.course import Course, find_course
+from menace_course.errors import CourseError, UsageError
+from menace_course.models import Status, SubmissionReport
+
+#: How long one request may wait for a check on the service (it holds the answer until done).
+WAIT_SECONDS = 25
+#: How long a check may take in all before the client gives up and says where to look.
+GIVE_UP_SECONDS = 300.0
+#: How many times a full queue is waited out.
+QUEUE_RETRIES = 5
+
+
+class ServiceError(UsageError):
+    """The check service could not be reached, refused the request, or failed (exit 2)."""
+
+
+@dataclass(frozen=True)
+class RemoteCheck:
+    """One challenge checked on the service: its report and its feedback in the format asked."""
+
+    report: SubmissionReport
+    feedback: str | None  #: None for ``--format json``
+
+
+def _endpoint(server: str, path: str) -> str:
+    base = server.rstrip("/")
+    if not base.startswith(("http://", "https://")):
+        raise ServiceError(f"--server {server!r} must start with http:// or https://")
+    return base + path
+
+
+class Session:
+    """Requests to one check service, with the student's token."""
+
+    def __init__(self, server: str, token: str | None, sleep: Callable[[float], None] = time.sleep) -> None:
+        """Talk to ``server`` (its base URL) as the holder of ``token``."""
+        self.server = server.rstrip("/")
+        self.token = token
+        self.sleep = sleep
+
+    def request(
+        self, method: str, path: str, body: dict[str, Any] | None = None
+    ) -> tuple[int, dict[str, Any]]:
+        """One request; the status and the JSON answer. A full queue is waited out."""
+        for _ in range(QUEUE_RETRIES + 1):
+            status, data, retry_after = self._once(method, path, body)
+            if status != 429:
+                return status, data
+            wait = min(max(retry_after, 1), 30)
+            self.sleep(wait)
+        raise ServiceError(
+            f"the check service is too busy ({data.get('message', 'queue full')}); try again later"
+        )
+
+    def _once(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, dict[str, Any], int]:
+        url = _endpoint(self.server, path)
+        headers = {"Accept": "application/json", "User-Agent": f"menace-course/{__version__}"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=WAIT_SECONDS + 20) as response:
+                return response.status, _json(response.read(), url), 0
+        except urllib.error.HTTPError as error:
+            payload = _json(error.read(), url, strict=False)
+            retry = error.headers.get("Retry-After", "1") if error.headers else "1"
+            return error.code, payload, int(retry) if str(retry).isdigit() else 1
+        except urllib.error.URLError as error:
+            raise ServiceError(f"cannot reach the check service at {self.server}: {error.reason}") from error
+        except (TimeoutError, OSError) as error:
+            raise ServiceError(f"the check service at {self.server} did not answer: {error}") from error
+
+
+def _json(raw: bytes, url: str, strict: bool = True) -> dict[str, Any]:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        if not strict:
+            return {"message": raw[:200].decode("utf-8", "replace")}
+        raise ServiceError(f"{url} did not answer with JSON: is it a menace check service?") from error
+    if not isinstance(data, dict):
+        raise ServiceError(f"{url} answered with something that is not a check")
+    return data
+
+
+def _refused(status: int, data: dict[str, Any], server: str) -> ServiceError:
+    message = str(data.get("message") or data.get("error") or f"HTTP {status}")
+    if status == 401:
+        return ServiceError(
+            f"the check service at {server} needs your token: {message}. Set MENACE_TOKEN to the token "
+            "your instructor gave you"
+        )
+    if status == 403:
+        return ServiceError(f"the check service refused: {message}")
+    if status == 413:
+        return ServiceError(f"the file is too large for the check service: {message}")
+    return ServiceError(f"the check service refused the check: {message}")
+
+
+def submission_text(path: Path) -> str:
+    """What is sent: the file's text (a notebook's whole JSON; the service reads its code cells).
+
+    Raises:
+        ServiceError: the file is not UTF-8 text (the service takes text).
+    """
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ServiceError(
+            f"{path.name} is not saved as UTF-8, so it cannot be sent to the check service; save it as UTF-8"
+        ) from error
+
+
+def check_remote(
+    session: Session, path: Path, challenge: str, output_format: str, give_up: float = GIVE_UP_SECONDS
+) -> RemoteCheck:
+    """Check ``path`` against ``challenge`` on the service and wait for the report."""
+    wanted = "" if output_format == "json" else f"&format={output_format}"
+    body = {"challenge": challenge, "filename": path.name, "source": submission_text(path)}
+    status, data = session.request("POST", f"/api/v1/checks?wait={WAIT_SECONDS}{wanted}", body)
+    if status not in (200, 202):
+        raise _refused(status, data, session.server)
+    started = time.monotonic()
+    while data.get("status") != "done":
+        if time.monotonic() - started > give_up:
+            raise ServiceError(
+                f"the check service has not finished after {give_up:.0f} s; see it later at "
+                f"{session.server}{data.get('url', '')}"
+            )
+        url = str(data.get("url") or f"/api/v1/checks/{urllib.parse.quote(str(data.get('id')))}")
+        status, data = session.request("GET", f"{url}?wait={WAIT_SECONDS}{wanted}")
+        if status != 200:
+            raise _refused(status, data, session.server)
+    report = data.get("report")
+    if not isinstance(report, dict):
+        raise ServiceError("the check service answered without a report")
+    try:
+        parsed = SubmissionReport.from_dict(report)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ServiceError(
+            f"the check service's report could not be read ({error}); update menace-course"
+        ) from error
+    feedback = data.get("feedback") if output_format != "json" else None
+    return RemoteCheck(parsed, feedback if isinstance(feedback, str) else None)
+
+
+def _detect_remotely(session: Session, source: Source) -> list[str]:
+    """The challenges a file answers, from the service's list (when there is no course here)."""
+    status, data = session.request("GET", "/api/v1/challenges")
+    items = data.get("challenges") if status == 200 else None
+    if not isinstance(items, list):
+        raise _refused(status, data, session.server)
+    functions = {str(c.get("function")): str(c.get("slug")) for c in items if isinstance(c, dict)}
+    found = [slug for function, slug in functions.items() if function in source.defined]
+    found = found or [slug for slug in functions.values() if slug == source.path.stem]
+    if not found:
+        raise ServiceError(
+            f"{source.path.name} defines none of the challenges' functions "
+            f"({', '.join(sorted(functions.values()))}); name the challenge with --challenge SLUG"
+        )
+    return found
+
+
+def check_on_server(
+    server: str,
+    file: Path,
+    slug: str | None,
+    course: Path | None,
+    read: Callable[[Course, Path, str | None], tuple[Source, list[Challenge]]],
+    output_format: str,
+    ascii_only: bool,
+) -> list[SubmissionReport] | None:
+    """``menace check FILE --server URL``: check on the service and print as a local check prints.
+
+    The file and its challenges are found as a local check finds them (``read``, with the
+    course here or the kit's); with no course at all, the challenge is ``slug`` or is found
+    from the service's list. None when the file cannot be read at all: then nothing of it
+    can be sent, and the local check says why (nothing of the student's runs for that).
+    """
+    import os
+    import sys
+
+    from menace_course.terminal import print_feedback
+
+    session = Session(server, os.environ.get("MENACE_TOKEN") or None)
+    try:
+        source, challenges = read(find_course(course), file, slug)
+        slugs = [c.slug for c in challenges]
+    except CourseError:
+        if file.is_dir():
+            raise ServiceError(f"{file} is a folder: give the file with your function in it") from None
+        source = read_submission(file)
+        slugs = [slug] if slug else _detect_remotely(session, source)
+    if source.status is Status.UNREADABLE:
+        return None
+    path = file if not file.is_dir() else file / source.path
+    checks = [check_remote(session, path, name, output_format) for name in slugs]
+    reports = [c.report for c in checks]
+    if output_format == "json":
+        data = [r.to_dict() for r in reports]
+        sys.stdout.write(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n")
+        return reports
+    separator = "\n" if output_format != "html" else "\n<hr>\n"
+    text = separator.join(c.feedback or "" for c in checks)
+    if output_format == "text":
+        print_feedback(text, ascii_only=ascii_only)
+    else:
+        sys.stdout.write(text)
+    return reports

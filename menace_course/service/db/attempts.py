@@ -1,0 +1,200 @@
+"""Attempts: stored before they are acknowledged, started, and recorded exactly once.
+
+The life of an attempt, and who writes each step::
+
+    store_attempt   the web process, before it answers 202      status queued
+    mark_running    whoever runs it (may happen again after a crash) status running, runs + 1
+    record_result   whoever finished it                          status done, report
+
+:func:`record_result` writes only if the attempt is not done yet, in one conditional
+UPDATE, so a check that ran twice (a grader killed after finishing, then re-run) is
+recorded once; its return value says whether this call was the one that recorded it, so
+side effects (an LMS score passback, say) happen once too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from menace_course.service.db.models import Attempt, AttemptStatus, User, now
+
+
+def store_attempt(
+    session: Session,
+    *,
+    context_id: int,
+    user_id: int | None,
+    challenge: str,
+    filename: str,
+    source: str,
+) -> Attempt:
+    """Add a queued attempt (the caller's transaction commits it before answering)."""
+    attempt = Attempt(
+        id=str(uuid.uuid4()),
+        user_id=user_id,
+        context_id=context_id,
+        challenge=challenge,
+        filename=filename,
+        source=source,
+        sha256=hashlib.sha256(source.encode("utf-8")).hexdigest(),
+        created_at=now(),
+        status=AttemptStatus.QUEUED,
+        runs=0,
+    )
+    session.add(attempt)
+    session.flush()
+    return attempt
+
+
+def mark_running(session: Session, attempt_id: str) -> bool:
+    """Note that a grader started on the attempt; False when it is already done."""
+    done = session.execute(
+        update(Attempt)
+        .where(Attempt.id == attempt_id, Attempt.status != AttemptStatus.DONE)
+        .values(status=AttemptStatus.RUNNING, runs=Attempt.runs + 1, started_at=now())
+    )
+    return bool(getattr(done, "rowcount", 0))
+
+
+def record_result(session: Session, attempt_id: str, report: dict[str, Any]) -> bool:
+    """Store the report of an attempt unless one is stored already; True if this call stored it."""
+    done = session.execute(
+        update(Attempt)
+        .where(Attempt.id == attempt_id, Attempt.status != AttemptStatus.DONE)
+        .values(
+            status=AttemptStatus.DONE,
+            report=report,
+            score=float(report.get("score", 0.0)),
+            max_score=float(report.get("max_score", 0.0)),
+            finished_at=now(),
+        )
+    )
+    return bool(getattr(done, "rowcount", 0))
+
+
+def unfinished(session: Session) -> list[Attempt]:
+    """Attempts accepted but not recorded (after a crash: to run again), oldest first."""
+    return list(
+        session.scalars(
+            select(Attempt).where(Attempt.status != AttemptStatus.DONE).order_by(Attempt.created_at)
+        )
+    )
+
+
+def waiting_for(session: Session, user_id: int) -> int:
+    """How many of the user's attempts are queued or running."""
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(Attempt)
+            .where(Attempt.user_id == user_id, Attempt.status != AttemptStatus.DONE)
+        )
+        or 0
+    )
+
+
+def latest(session: Session, context_id: int, user_id: int, challenge: str, limit: int = 20) -> list[Attempt]:
+    """A user's latest attempts at a challenge, newest first."""
+    return list(
+        session.scalars(
+            select(Attempt)
+            .where(
+                Attempt.context_id == context_id,
+                Attempt.user_id == user_id,
+                Attempt.challenge == challenge,
+            )
+            .order_by(Attempt.created_at.desc())
+            .limit(limit)
+        )
+    )
+
+
+@dataclass(frozen=True)
+class ClassRow:
+    """One student's line in the instructor's table for one challenge."""
+
+    user_id: int
+    name: str
+    attempts: int
+    best: float | None
+    latest: float | None
+    max_score: float | None
+    last_time: datetime | None
+    latest_id: str | None
+    best_id: str | None
+
+
+def class_table(session: Session, context_id: int, challenge: str) -> list[ClassRow]:
+    """Every student with an attempt at ``challenge`` in the context, by name.
+
+    Best and latest count only checked attempts; an attempt still in the queue counts in
+    the number of attempts and the last time.
+    """
+    rows: dict[int, dict[str, Any]] = {}
+    query = (
+        select(Attempt, User.name)
+        .join(User, User.id == Attempt.user_id)
+        .where(Attempt.context_id == context_id, Attempt.challenge == challenge)
+        .order_by(Attempt.created_at)
+    )
+    for attempt, name in session.execute(query):
+        assert attempt.user_id is not None
+        row = rows.setdefault(
+            attempt.user_id,
+            {
+                "name": name,
+                "attempts": 0,
+                "best": None,
+                "best_id": None,
+                "latest": None,
+                "latest_id": None,
+                "max_score": None,
+                "last_time": None,
+            },
+        )
+        row["attempts"] += 1
+        row["last_time"] = attempt.created_at
+        if attempt.status is AttemptStatus.DONE and attempt.score is not None:
+            row["latest"], row["latest_id"], row["max_score"] = attempt.score, attempt.id, attempt.max_score
+            if row["best"] is None or attempt.score > row["best"]:
+                row["best"], row["best_id"] = attempt.score, attempt.id
+    return sorted(
+        (ClassRow(user_id=uid, **values) for uid, values in rows.items()),
+        key=lambda r: (r.name.casefold(), r.user_id),
+    )
+
+
+def user_attempts(session: Session, context_id: int, user_id: int, challenge: str) -> list[Attempt]:
+    """Every attempt of one student at one challenge, oldest first (for the instructor)."""
+    return list(
+        session.scalars(
+            select(Attempt)
+            .where(
+                Attempt.context_id == context_id,
+                Attempt.user_id == user_id,
+                Attempt.challenge == challenge,
+            )
+            .order_by(Attempt.created_at)
+        )
+    )
+
+
+def best_scores(session: Session, context_id: int, user_id: int) -> dict[str, tuple[float, float]]:
+    """A user's best score and the maximum, per challenge they have a checked attempt at."""
+    rows = session.execute(
+        select(Attempt.challenge, func.max(Attempt.score), func.max(Attempt.max_score))
+        .where(
+            Attempt.context_id == context_id,
+            Attempt.user_id == user_id,
+            Attempt.status == AttemptStatus.DONE,
+        )
+        .group_by(Attempt.challenge)
+    ).all()
+    return {slug: (float(best or 0), float(top or 0)) for slug, best, top in rows}

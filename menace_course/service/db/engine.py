@@ -1,0 +1,174 @@
+"""Open the database: an engine tuned for SQLite or PostgreSQL, sessions, and the migrations.
+
+:class:`Database` is what the rest of the service holds. ``db.reading()`` gives a session
+for queries; ``db.writing()`` gives one that commits on success, and on SQLite takes the
+write lock at its start (``BEGIN IMMEDIATE``) so two writers queue on the busy timeout
+instead of failing with "database is locked" halfway through.
+
+SQLite runs in WAL mode with ``synchronous=FULL``: readers never block the writer, and a
+committed attempt survives a crash of the process *and* of the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.orm import Session, sessionmaker
+
+from menace_course.errors import UsageError
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def normalize_url(url: str) -> URL:
+    """Parse an SQLAlchemy URL; plain ``postgresql://`` means the psycopg (3) driver.
+
+    Raises:
+        UsageError: the URL is not one SQLAlchemy understands, or names another database.
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError as error:
+        raise UsageError(
+            f"--db {url!r} is not a database URL (e.g. sqlite:///path or postgresql://...)"
+        ) from error
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise UsageError(f"--db {url!r}: the service runs on SQLite or PostgreSQL")
+    return parsed
+
+
+def _tune_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def connect(dbapi_connection: Any, record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we say BEGIN ourselves (below)
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def begin(connection: Any) -> None:
+        immediate = connection.get_execution_options().get("immediate", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _prepare_sqlite_file(url: URL) -> None:
+    """Create the database's folder, readable by this user only (it holds students' code)."""
+    database = url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    folder = Path(database).expanduser().resolve().parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as error:
+        raise UsageError(f"cannot create {folder} for the database: {error.strerror}") from error
+    path = Path(database)
+    if not path.exists():
+        try:
+            path.touch(mode=0o600)
+        except OSError as error:
+            raise UsageError(f"cannot create the database {path}: {error.strerror}") from error
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url`` (see the module's docstring for how SQLite is set up)."""
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        _prepare_sqlite_file(parsed)
+        engine = create_engine(
+            parsed, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=16, max_overflow=48
+        )
+        _tune_sqlite(engine)
+        return engine
+    return create_engine(parsed, pool_size=16, max_overflow=48, pool_pre_ping=True)
+
+
+class Database:
+    """An engine and its two kinds of session (see the module's docstring)."""
+
+    def __init__(self, url: str) -> None:
+        """Connect lazily to ``url``; nothing is opened until the first query."""
+        self.url = url
+        self.engine = make_engine(url)
+        self._read = sessionmaker(self.engine, expire_on_commit=False)
+        self._write = sessionmaker(self.engine.execution_options(immediate=True), expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        """True for the embedded default."""
+        return self.engine.dialect.name == "sqlite"
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A session for queries; its transaction ends (rolled back) when the block does."""
+        with self._read() as session:
+            yield session
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A session whose transaction commits when the block ends without an exception."""
+        with self._write() as session, session.begin():
+            yield session
+
+    def upgrade(self) -> None:
+        """Bring the schema to the newest migration (creating the tables the first time)."""
+        upgrade(self.engine)
+
+    def dispose(self) -> None:
+        """Close every pooled connection (e.g. in a process that was forked)."""
+        self.engine.dispose()
+
+
+def alembic_config(engine: Engine) -> Any:
+    """An Alembic configuration that runs the package's migrations on ``engine``."""
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["engine"] = engine
+    return config
+
+
+def upgrade(engine: Engine) -> None:
+    """Run every migration not yet applied."""
+    from alembic import command
+
+    command.upgrade(alembic_config(engine), "head")
+
+
+def is_current(engine: Engine) -> bool:
+    """True when the database has every migration (an empty database has none)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    heads = set(ScriptDirectory.from_config(alembic_config(engine)).get_heads())
+    with engine.connect() as connection:
+        if not inspect(connection).has_table("alembic_version"):
+            return False
+        return set(MigrationContext.configure(connection).get_current_heads()) == heads
+
+
+def describe(url: str) -> str:
+    """The URL with any password hidden, for messages."""
+    parsed = normalize_url(url)
+    text: str = parsed.render_as_string(hide_password=True)
+    return text.replace("postgresql+psycopg://", "postgresql://")
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file an SQLite URL names (None for PostgreSQL or an in-memory database)."""
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(os.path.expanduser(parsed.database))

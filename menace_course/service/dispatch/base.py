@@ -1,0 +1,111 @@
+"""The one interface between the web app and whatever runs the checks: :class:`Dispatcher`.
+
+The web app never runs student code. For every check it does, in this order::
+
+    with dispatcher.accepting() as enqueue:   # QueueFull (-> 429) before anything is stored
+        attempt = store_attempt(...)          # committed: the attempt now survives anything
+        enqueue(CheckJob.of(attempt))         # only then is it acknowledged (202)
+
+and later ``dispatcher.wait(attempt_id, seconds)`` to answer ``?wait=`` in one round trip.
+Whoever runs a check tells a :class:`Recorder` when it starts and what it found; the
+recorder writes the database (``status running``, then the report, exactly once by the
+attempt's id), so a job that runs twice is recorded once.
+
+Implementations:
+
+- :class:`~menace_course.service.dispatch.local.LocalPool` (the embedded default): a
+  pool of warm grader processes in the web process's machine, an in-memory queue, and
+  at start-up every attempt the database has as unfinished is queued again.
+- A distributed one (issue 11, procrastinate on PostgreSQL) implements the same
+  protocol: ``enqueue`` defers a task carrying the attempt id, workers call
+  :func:`~menace_course.service.dispatch.grading.check_submission` and record through
+  the same :class:`Recorder` functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+from menace_course.service.db.models import Attempt
+
+
+@dataclass(frozen=True)
+class CheckJob:
+    """What a grader needs to check one attempt, as plain data (it crosses processes)."""
+
+    attempt_id: str
+    challenge: str
+    filename: str
+    source: str
+
+    @classmethod
+    def of(cls, attempt: Attempt) -> CheckJob:
+        """The job of a stored attempt."""
+        return cls(attempt.id, attempt.challenge, attempt.filename, attempt.source)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a pipe or a task queue."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CheckJob:
+        """Read :meth:`to_dict`'s output back."""
+        return cls(
+            str(data["attempt_id"]), str(data["challenge"]), str(data["filename"]), str(data["source"])
+        )
+
+
+class QueueFull(Exception):
+    """Too many checks are waiting: try again after ``retry_after`` seconds (HTTP 429)."""
+
+    def __init__(self, retry_after: int, message: str = "the check queue is full; try again shortly") -> None:
+        """Say when to come back."""
+        super().__init__(message)
+        self.retry_after = max(1, int(retry_after))
+
+
+class Recorder(Protocol):
+    """Where a dispatcher reports progress; see :mod:`menace_course.service.db.attempts`."""
+
+    def started(self, attempt_id: str) -> bool:
+        """A grader started on the attempt; False when it is already recorded (skip it)."""
+        ...
+
+    def finished(self, attempt_id: str, report: dict[str, Any]) -> bool:
+        """The attempt's report; True when this call recorded it (the first time)."""
+        ...
+
+
+#: ``enqueue(job)``, handed out by :meth:`Dispatcher.accepting`.
+Enqueue = Callable[[CheckJob], None]
+
+
+class Dispatcher(Protocol):
+    """Runs checks for the web app (see the module's docstring for the order of calls)."""
+
+    def start(self, recorder: Recorder, backlog: list[CheckJob]) -> None:
+        """Start running checks; ``backlog`` holds accepted attempts not yet recorded."""
+        ...
+
+    def accepting(self) -> contextlib.AbstractContextManager[Enqueue]:
+        """Reserve room for one check, or raise :class:`QueueFull`; the block stores and enqueues."""
+        ...
+
+    def wait(self, attempt_id: str, timeout: float) -> None:
+        """Return when the attempt may be recorded, or after ``timeout`` seconds (then re-read it)."""
+        ...
+
+    def depth(self) -> int:
+        """Checks accepted and not yet finished."""
+        ...
+
+    def health(self) -> dict[str, Any]:
+        """Plain facts for ``/healthz``: at least ``{"ok": bool, "workers": int, "queued": int}``."""
+        ...
+
+    def stop(self) -> None:
+        """Stop taking checks and end the workers (unfinished ones run again at the next start)."""
+        ...

@@ -1,0 +1,125 @@
+"""``menace serve export``: the service's grades for one challenge, in ``menace grade``'s own files.
+
+For each student with a checked attempt, the attempt that counts (their best, or their
+latest) becomes a record exactly like one ``menace grade`` makes
+(:func:`~menace_course.grading.record.make_record`), kept in OUT's result store; then
+grading's own writers (:func:`~menace_course.grading.assemble.assemble`) write
+``grades.csv``, ``results.jsonl``, ``feedback/`` and ``report.html``. So ``menace export
+canvas|moodle|...`` read OUT as they read the output of ``menace grade``.
+
+Students without a checked attempt are not in OUT (an LMS import leaves their grade as
+it was); :class:`Exported` names how many there are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+
+from menace_course.catalog import Challenge
+from menace_course.course import Course
+from menace_course.grading.assemble import Layout, assemble
+from menace_course.grading.batch import Batch
+from menace_course.grading.names import Identity, key_for
+from menace_course.grading.record import make_record
+from menace_course.grading.store import ResultStore
+from menace_course.models import SubmissionReport
+from menace_course.service.db.engine import Database
+from menace_course.service.db.models import Attempt, AttemptStatus, Membership, Role, User
+from menace_course.service.db.people import context_for
+
+
+@dataclass
+class Exported:
+    """What an export wrote."""
+
+    students: int
+    with_attempts: int
+    feedback_errors: list[str] = field(default_factory=list)
+    mixed_versions: bool = False
+
+
+def _counted(attempts: list[Attempt], pick: str) -> Attempt:
+    """The attempt that counts: the best score (the later one on a tie), or the latest."""
+    if pick == "latest":
+        return max(attempts, key=lambda a: a.created_at)
+    return max(attempts, key=lambda a: (a.score or 0.0, a.created_at))
+
+
+def _entry(name: str, key: str, attempt: Attempt, total: int, pick: str) -> dict[str, Any]:
+    """A ``grading`` entry as discovery would make it, for an attempt on the service."""
+    return {
+        "student": name,
+        "key": key,
+        "source": f"service attempt {attempt.id}",
+        "file": attempt.filename,
+        "display_name": attempt.filename,
+        "problem": None,
+        "notes": [
+            f"the {pick} of {total} attempt{'s' if total != 1 else ''} on the check service, "
+            f"checked {attempt.created_at.isoformat(timespec='seconds')}"
+        ],
+        "lms": {},
+        "late": False,
+        "digest": attempt.sha256,
+        "file_sha256": attempt.sha256,
+    }
+
+
+def _unique(key: str, used: Counter[str]) -> str:
+    used[key] += 1
+    return key if used[key] == 1 else f"{key}_{used[key]}"
+
+
+def export_challenge(course: Course, challenge: Challenge, db_url: str, out: Path, pick: str) -> Exported:
+    """Write OUT for ``challenge`` from the local context's attempts (see the module's docstring)."""
+    database = Database(db_url)
+    try:
+        with database.reading() as session:
+            context = context_for(session)
+            rows = session.execute(
+                select(Attempt, User)
+                .join(User, User.id == Attempt.user_id)
+                .where(
+                    Attempt.context_id == context.id,
+                    Attempt.challenge == challenge.slug,
+                    Attempt.status == AttemptStatus.DONE,
+                )
+                .order_by(Attempt.created_at)
+            ).all()
+            learners = session.scalar(
+                select(func.count())
+                .select_from(Membership)
+                .where(Membership.context_id == context.id, Membership.role == Role.LEARNER)
+            )
+    finally:
+        database.dispose()
+    by_user: dict[int, tuple[User, list[Attempt]]] = {}
+    for attempt, user in rows:
+        by_user.setdefault(user.id, (user, []))[1].append(attempt)
+    used: Counter[str] = Counter()
+    records = []
+    for user, attempts in sorted(by_user.values(), key=lambda item: (item[0].name.casefold(), item[0].id)):
+        attempt = _counted(attempts, pick)
+        key = _unique(key_for(Identity("plain", user.name)), used)
+        assert attempt.report is not None
+        report = dataclasses.replace(SubmissionReport.from_dict(attempt.report), student=user.name)
+        records.append(make_record(_entry(user.name, key, attempt, len(attempts), pick), report))
+    keys = [r["grading"]["key"] for r in records]
+    layout = Layout(out=out, templates=course.templates_dir, title=challenge.title, challenge=challenge.slug)
+    with ResultStore(out) as store:
+        for record in records:
+            store.save(record)
+        with Batch(jobs=1) as batch:
+            done = assemble(layout, store, keys, batch)
+    return Exported(
+        students=max(int(learners or 0), len(records)),
+        with_attempts=len(records),
+        feedback_errors=done.feedback_errors,
+        mixed_versions=len({r.get("suite_hash") for r in records}) > 1,
+    )

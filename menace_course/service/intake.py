@@ -1,0 +1,110 @@
+"""Take in one submission, from the API or the page's form, the same way: check it, store it, queue it.
+
+:func:`accept` is the only place an attempt is created. In order: the challenge must
+exist, the file name must be a plain ``.py`` or ``.ipynb`` name, the text must fit the
+size the loader accepts, the student must not have too many checks waiting, and the
+queue must have room. Only then is the attempt stored (committed) and queued, so an
+acknowledged attempt is never lost, and a refused one leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from menace_course import catalog
+from menace_course.checking.loader import MAX_BYTES
+from menace_course.errors import UnknownChallenge
+from menace_course.feedback import render
+from menace_course.models import SubmissionReport
+from menace_course.service.auth import Who
+from menace_course.service.db.attempts import store_attempt, waiting_for
+from menace_course.service.db.models import Attempt
+from menace_course.service.dispatch.base import CheckJob, QueueFull
+from menace_course.service.state import ServiceState
+
+FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,99}\.(py|ipynb)$")
+Format = Literal["text", "markdown", "html"]
+
+
+class Rejected(Exception):
+    """A submission the service will not take: the HTTP status and why (and when to retry)."""
+
+    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
+        """Keep what the response needs."""
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+
+def slugs(service: ServiceState) -> list[str]:
+    """The course's challenges."""
+    return catalog.list_slugs(service.course)
+
+
+def check_challenge(service: ServiceState, slug: str) -> None:
+    """Refuse an unknown challenge (400), with the close matches."""
+    known = slugs(service)
+    if slug not in known:
+        raise Rejected(400, "unknown_challenge", str(UnknownChallenge(slug, known)))
+
+
+def _filename(slug: str, filename: str | None, source: str) -> str:
+    if not filename:
+        looks_like_notebook = source.lstrip().startswith("{") and '"cells"' in source[:100_000]
+        return f"{slug}.ipynb" if looks_like_notebook else f"{slug}.py"
+    filename = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    if not FILENAME.match(filename):
+        raise Rejected(
+            400,
+            "bad_filename",
+            f"the file name {filename[:60]!r} is not a plain name ending in .py or .ipynb",
+        )
+    return filename
+
+
+def accept(service: ServiceState, person: Who, slug: str, filename: str | None, source: str) -> Attempt:
+    """Store and queue one check (see the module's docstring).
+
+    Raises:
+        Rejected: 400 unknown challenge or bad name, 413 too large, 429 too many waiting.
+    """
+    check_challenge(service, slug)
+    name = _filename(slug, filename, source)
+    size = len(source.encode("utf-8", errors="replace"))
+    if size > MAX_BYTES:
+        raise Rejected(
+            413, "too_large", f"the file is {size // 1024} KB; the limit is {MAX_BYTES // 1024} KB"
+        )
+    if person.user_id is not None:
+        with service.db.reading() as db:
+            waiting = waiting_for(db, person.user_id)
+        if waiting >= service.config.per_user_queued:
+            raise Rejected(
+                429,
+                "too_many_waiting",
+                f"you have {waiting} checks waiting already; wait for them to finish",
+                retry_after=2,
+            )
+    try:
+        with service.dispatcher.accepting() as enqueue:
+            with service.db.writing() as db:
+                attempt = store_attempt(
+                    db,
+                    context_id=person.context_id,
+                    user_id=person.user_id,
+                    challenge=slug,
+                    filename=name,
+                    source=source,
+                )
+            enqueue(CheckJob.of(attempt))
+    except QueueFull as full:
+        raise Rejected(429, "queue_full", str(full), retry_after=full.retry_after) from full
+    return attempt
+
+
+def feedback(service: ServiceState, report: dict[str, Any], format: Format) -> str:
+    """The report in words, exactly as ``menace check --format FORMAT`` shows it."""
+    return render(SubmissionReport.from_dict(report), service.course.templates_dir, format)

@@ -1,0 +1,24 @@
+"""Alembic's entry point for the service's migrations (run by :func:`..db.engine.upgrade`).
+
+The engine comes from the caller (``config.attributes["engine"]``), never from an ini file,
+so the same migrations run on whatever database ``menace serve --db`` names. SQLite cannot
+alter tables in place, so changes are rendered as batch operations (copy and swap).
+"""
+
+from __future__ import annotations
+
+from alembic import context
+
+from menace_course.service.db.models import Base
+
+engine = context.config.attributes["engine"]
+with engine.connect() as connection:
+    context.configure(
+        connection=connection,
+        target_metadata=Base.metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+    connection.commit()

@@ -1,0 +1,334 @@
+"""The HTML pages: the course, a challenge with its editor and "Check my program", sign-in, the class.
+
+Every page works without JavaScript: the challenge's form posts the textarea, waits a
+few seconds for the check and shows the page again with the feedback. With JavaScript,
+``assets/check.js`` sends the same form to the JSON API and shows the feedback in place;
+the editor bundle (``static/dist/``) turns the textarea into a code editor when present.
+
+Feedback is shown in a sandboxed ``<iframe srcdoc>``: the document inside is exactly what
+``menace check --format html`` prints, and no script can run in it.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from flask.typing import ResponseReturnValue
+from markupsafe import Markup
+
+from menace_course import catalog
+from menace_course.catalog import Challenge
+from menace_course.errors import CourseError, UnknownChallenge
+from menace_course.service.auth import AuthError, Who, require_instructor, sign_in, sign_out, who
+from menace_course.service.db.attempts import best_scores, class_table, latest, user_attempts
+from menace_course.service.db.models import Attempt, AttemptStatus, User
+from menace_course.service.db.people import peek_login_link, use_login_link, user_by_token
+from menace_course.service.intake import Rejected, accept, feedback
+from menace_course.service.limits import LOGIN_LIMIT, limiter, submission_limit
+from menace_course.service.state import state
+
+pages = Blueprint("pages", __name__, static_folder="assets", static_url_path="/assets")
+#: How long the no-JavaScript form waits for a check before showing the page anyway.
+FORM_WAIT_SECONDS = 10.0
+#: Anonymous attempts a browser remembers (``--open``), newest first.
+ANONYMOUS_KEPT = 20
+EDITOR_BUNDLE = Path(__file__).resolve().parent / "static" / "dist"
+
+
+@functools.cache
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def render_markdown(text: str) -> Markup:
+    """A challenge's README as HTML; raw HTML in it is shown as text, never run."""
+    return Markup(_markdown().render(text))
+
+
+def editor_assets() -> dict[str, list[str]]:
+    """The editor bundle's scripts and styles (``static/dist/*.js|css``), if it has been built."""
+    if not EDITOR_BUNDLE.is_dir():
+        return {"scripts": [], "styles": []}
+    return {
+        "scripts": sorted(f"dist/{p.name}" for p in EDITOR_BUNDLE.glob("*.js")),
+        "styles": sorted(f"dist/{p.name}" for p in EDITOR_BUNDLE.glob("*.css")),
+    }
+
+
+def _challenge(slug: str) -> Challenge:
+    try:
+        return catalog.load_challenge(state().course, slug)
+    except UnknownChallenge as error:
+        abort(404, description=str(error))
+    except CourseError as error:  # the course's own problem: say so, plainly, to everyone
+        abort(500, description=f"this challenge cannot be shown: {error}")
+
+
+def _anonymous_ids() -> list[str]:
+    ids = session.get("anon", [])
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def _remember_anonymous(attempt_id: str) -> None:
+    session["anon"] = [attempt_id, *_anonymous_ids()][:ANONYMOUS_KEPT]
+
+
+def _attempts_of(person: Who, slug: str) -> list[Attempt]:
+    with state().db.reading() as db:
+        if person.user_id is not None:
+            return latest(db, person.context_id, person.user_id, slug)
+        found = [db.get(Attempt, i) for i in _anonymous_ids()]
+        return [a for a in found if a is not None and a.challenge == slug and a.user_id is None]
+
+
+def _visible_attempt(person: Who, attempt_id: str) -> Attempt:
+    with state().db.reading() as db:
+        attempt = db.get(Attempt, attempt_id) if len(attempt_id) <= 36 else None
+    if attempt is None:
+        abort(404, description="no attempt has this id")
+    if attempt.user_id is None and attempt_id not in _anonymous_ids() and not person.is_instructor:
+        abort(404, description="no attempt has this id")
+    if not person.may_see(attempt.user_id, attempt.context_id):
+        abort(403, description="this attempt is someone else's")
+    return attempt
+
+
+def _may_check(person: Who) -> bool:
+    return person.signed_in or bool(current_app.config["MENACE_OPEN"])
+
+
+@pages.get("/")
+def index() -> str:
+    """The course's challenges (with this student's best scores)."""
+    person = who()
+    scores: dict[str, tuple[float, float]] = {}
+    if person.user_id is not None:
+        with state().db.reading() as db:
+            scores = best_scores(db, person.context_id, person.user_id)
+    return render_template(
+        "index.html", challenges=catalog.load_all(state().course), scores=scores, person=person
+    )
+
+
+def _challenge_page(
+    slug: str, code: str | None = None, problem: Rejected | None = None, shown_id: str | None = None
+) -> str:
+    challenge = _challenge(slug)
+    person = who()
+    attempts = _attempts_of(person, slug)
+    shown = None
+    if shown_id:
+        shown = _visible_attempt(person, shown_id)
+    elif attempts:
+        shown = attempts[0]
+    if code is None:
+        code = attempts[0].source if attempts else _starter(challenge)
+    feedback_html = None
+    if shown is not None and shown.status is AttemptStatus.DONE and shown.report is not None:
+        feedback_html = feedback(state(), shown.report, "html")
+    return render_template(
+        "challenge.html",
+        challenge=challenge,
+        readme=render_markdown(_read(challenge.text)),
+        code=code,
+        filename=f"{slug}.py",
+        attempts=attempts,
+        shown=shown,
+        feedback_html=feedback_html,
+        person=person,
+        may_check=_may_check(person),
+        problem=problem,
+        editor=editor_assets(),
+    )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def _starter(challenge: Challenge) -> str:
+    return _read(challenge.starter)
+
+
+@pages.get("/c/<slug>")
+def challenge(slug: str) -> str:
+    """A challenge: its task, the editor with the last code, Check my program, and the feedback."""
+    return _challenge_page(slug, shown_id=request.args.get("attempt"))
+
+
+@pages.post("/c/<slug>/check")
+@limiter.limit(submission_limit)
+def check(slug: str) -> ResponseReturnValue:
+    """The form's way (no JavaScript): check, wait a little, and show the page with the feedback."""
+    person = who()
+    source = request.form.get("source", "")
+    if not _may_check(person):
+        return redirect(url_for("pages.login", next=url_for("pages.challenge", slug=slug)))
+    try:
+        attempt = accept(state(), person, slug, f"{slug}.py", source)
+    except Rejected as rejected:
+        return _challenge_page(slug, code=source, problem=rejected), rejected.status
+    if person.user_id is None:
+        _remember_anonymous(attempt.id)
+    state().dispatcher.wait(attempt.id, FORM_WAIT_SECONDS)
+    return redirect(url_for("pages.challenge", slug=slug, attempt=attempt.id) + "#feedback", code=303)
+
+
+@pages.get("/attempts/<attempt_id>")
+def attempt_feedback(attempt_id: str) -> Response:
+    """An attempt's feedback, as the very document ``menace check --format html`` prints."""
+    attempt = _visible_attempt(who(), attempt_id)
+    if attempt.status is not AttemptStatus.DONE or attempt.report is None:
+        response = Response(render_template("pending.html", attempt=attempt), status=202)
+        response.headers["Refresh"] = "2"
+        return response
+    response = Response(feedback(state(), attempt.report, "html"), mimetype="text/html")
+    response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    return response
+
+
+@pages.get("/attempts/<attempt_id>/source")
+def attempt_source(attempt_id: str) -> Response:
+    """The code of an attempt, as plain text."""
+    attempt = _visible_attempt(who(), attempt_id)
+    response = Response(attempt.source, mimetype="text/plain")
+    response.headers["Content-Security-Policy"] = "default-src 'none'"
+    return response
+
+
+# -- signing in -------------------------------------------------------------------------
+
+
+def _safe_next(target: str | None) -> str:
+    """Only a path on this site (never another site: no open redirect)."""
+    if not target:
+        return url_for("pages.index")
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return url_for("pages.index")
+    return target
+
+
+@pages.route("/login", methods=["GET", "POST"])
+@limiter.limit(LOGIN_LIMIT, methods=["POST"], key_func=lambda: f"addr:{request.remote_addr}")
+def login() -> ResponseReturnValue:
+    """Sign in by pasting a token (``menace users add`` gives one)."""
+    target = _safe_next(request.values.get("next"))
+    if request.method == "GET":
+        return render_template("login.html", next=target, problem=None)
+    token = request.form.get("token", "").strip()
+    with state().db.reading() as db:
+        user = user_by_token(db, token) if token else None
+    if user is None:
+        return render_template("login.html", next=target, problem="That token is not valid."), 401
+    sign_in(user, state().local_context_id)
+    return redirect(target, code=303)
+
+
+@pages.route("/login/<code>", methods=["GET", "POST"])
+@limiter.limit(LOGIN_LIMIT, methods=["POST"], key_func=lambda: f"addr:{request.remote_addr}")
+def login_link(code: str) -> ResponseReturnValue:
+    """A one-time sign-in link: a button to press (so that link previews cannot spend it)."""
+    if request.method == "GET":
+        with state().db.reading() as db:
+            user = peek_login_link(db, code)
+        if user is None:
+            return render_template(
+                "login.html", next="/", problem="This sign-in link was used or has expired."
+            ), 410
+        return render_template("login_link.html", name=user.name, code=code)
+    with state().db.writing() as db:
+        found: User | None = use_login_link(db, code)
+    if found is None:
+        return render_template(
+            "login.html", next="/", problem="This sign-in link was used or has expired."
+        ), 410
+    sign_in(found, state().local_context_id)
+    return redirect(url_for("pages.index"), code=303)
+
+
+@pages.post("/logout")
+def logout() -> ResponseReturnValue:
+    """End the browser session."""
+    sign_out()
+    return redirect(url_for("pages.index"), code=303)
+
+
+# -- instructors ------------------------------------------------------------------------
+
+
+def _instructor() -> Who:
+    try:
+        return require_instructor()
+    except AuthError as error:
+        if error.status == 401:
+            abort(redirect(url_for("pages.login", next=request.path)))
+        abort(403, description=str(error))
+
+
+@pages.get("/instructor")
+def instructor() -> str:
+    """The instructor's start: every challenge, with a link to its class table."""
+    _instructor()
+    return render_template("instructor.html", challenges=catalog.load_all(state().course), person=who())
+
+
+@pages.get("/instructor/c/<slug>")
+def class_view(slug: str) -> str:
+    """One challenge's class table: best and latest score, attempts, last time, links."""
+    person = _instructor()
+    challenge = _challenge(slug)
+    with state().db.reading() as db:
+        rows = class_table(db, person.context_id, slug)
+    return render_template("class_table.html", challenge=challenge, rows=rows, person=person)
+
+
+@pages.get("/instructor/c/<slug>/<int:user_id>")
+def student_view(slug: str, user_id: int) -> str:
+    """Every attempt of one student at one challenge, with links to feedback and code."""
+    person = _instructor()
+    challenge = _challenge(slug)
+    with state().db.reading() as db:
+        student = db.get(User, user_id)
+        attempts = user_attempts(db, person.context_id, user_id, slug)
+    if student is None:
+        abort(404, description="no such student")
+    return render_template(
+        "student_attempts.html", challenge=challenge, student=student, attempts=attempts, person=person
+    )
+
+
+@pages.get("/healthz")
+def healthz() -> tuple[Response, int]:
+    """Is the service well: the database answers and the dispatcher has live workers."""
+    from sqlalchemy import text
+
+    try:
+        with state().db.reading() as db:
+            db.execute(text("SELECT 1"))
+        database = True
+    except Exception:
+        database = False
+    dispatcher = state().dispatcher.health()
+    ok = database and bool(dispatcher.get("ok"))
+    return jsonify({"ok": ok, "database": database, "dispatcher": dispatcher}), 200 if ok else 503

@@ -1,0 +1,105 @@
+"""Serve the app with gunicorn: one web process with request threads, and its pool of graders.
+
+    menace serve (gunicorn arbiter) ── web process (gthread: ``threads`` request threads)
+                                          └── grader processes (the dispatcher's pool)
+
+One web process, not several: the embedded queue, the ``?wait`` events and the rate
+limits live in its memory. Request threads are many because a ``?wait`` holds one while
+the check runs; the CPU work happens in the grader processes. If the web process dies,
+the arbiter starts another, which re-runs every accepted check not yet recorded.
+
+The access log never shows a one-time login link's code (:class:`RedactingLogger`).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask
+from gunicorn.app.base import BaseApplication
+from gunicorn.glogging import Logger
+
+from menace_course.service.config import ServiceConfig
+
+_SECRET_PATH = re.compile(r"/login/[^/?\s]+")
+
+
+class RedactingLogger(Logger):  # type: ignore[misc]
+    """gunicorn's logger, with login-link codes cut out of the access log."""
+
+    def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
+        """The access log's fields, with ``/login/<code>`` shown as ``/login/…``."""
+        atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
+        for key in ("r", "U"):
+            if isinstance(atoms.get(key), str):
+                atoms[key] = _SECRET_PATH.sub("/login/…", atoms[key])
+        return atoms
+
+
+def bind_address(host: str, port: int) -> str:
+    """gunicorn's ``bind`` for a host and port (IPv6 addresses in brackets)."""
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+class ServiceApplication(BaseApplication):  # type: ignore[misc]
+    """``menace serve``'s gunicorn application (see the module's docstring)."""
+
+    def __init__(self, config: ServiceConfig, announce: Callable[[str], None]) -> None:
+        """Serve ``config``; ``announce(url)`` is called once the socket listens."""
+        self.service_config = config
+        self.announce = announce
+        self.flask_app: Flask | None = None
+        super().__init__()
+
+    def load_config(self) -> None:
+        """gunicorn settings from the service's configuration."""
+        config = self.service_config
+
+        def when_ready(server: Any) -> None:
+            host, port = server.LISTENERS[0].sock.getsockname()[:2]
+            shown = f"[{host}]" if ":" in host else host
+            self.announce(f"http://{shown}:{port}")
+
+        def worker_exit(server: Any, worker: Any) -> None:
+            if self.flask_app is not None:
+                from menace_course.service.app import shutdown
+
+                shutdown(self.flask_app)
+
+        settings: dict[str, Any] = {
+            "bind": [bind_address(config.host, config.port)],
+            "workers": 1,
+            "worker_class": "gthread",
+            "threads": config.threads,
+            "timeout": 120,
+            "graceful_timeout": 10,
+            "keepalive": 5,
+            "accesslog": "-",
+            "errorlog": "-",
+            "loglevel": "info",
+            "logger_class": RedactingLogger,
+            "proc_name": "menace-serve",
+            "control_socket_disable": True,
+            "when_ready": when_ready,
+            "worker_exit": worker_exit,
+            "limit_request_line": 8190,
+            "forwarded_allow_ips": "127.0.0.1,::1" if config.behind_proxy else "",
+        }
+        for key, value in settings.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Flask:
+        """Build the app in the web process (after gunicorn forked it)."""
+        from menace_course.service.app import create_app
+
+        self.flask_app = create_app(self.service_config)
+        return self.flask_app
+
+
+def serve(config: ServiceConfig, announce: Callable[[str], None]) -> None:
+    """Run the service until it is stopped (Ctrl-C or SIGTERM)."""
+    sys.argv = sys.argv[:1]  # gunicorn must not read menace's own arguments
+    ServiceApplication(config, announce).run()

@@ -1,0 +1,68 @@
+"""The check service, for real: a real database (SQLite and PostgreSQL), real grader
+processes, and for end-to-end tests a real ``menace serve`` process on 127.0.0.1.
+
+Tests marked ``postgres`` need ``MENACE_TEST_POSTGRES_URL`` (e.g. ``postgresql:///postgres``):
+each creates and drops its own database there. They are skipped where it is unset and
+fail under CI, which must run them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.service.support import make_app, postgres_database, stop_app
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("postgres") is None:
+        return
+    if os.environ.get("MENACE_TEST_POSTGRES_URL"):
+        return
+    if os.environ.get("CI"):
+        pytest.fail("CI must run the PostgreSQL tests: set MENACE_TEST_POSTGRES_URL")
+    pytest.skip("MENACE_TEST_POSTGRES_URL is not set")
+
+
+DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=DATABASES)
+def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A fresh, empty database: an SQLite file, or a PostgreSQL database of its own."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.sqlite3'}"
+        return
+    with postgres_database() as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=DATABASES)
+def service_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A running service app (one warm grader process) over a fresh database, per module."""
+    if request.param == "sqlite":
+        app = make_app(f"sqlite:///{tmp_path_factory.mktemp('db') / 'service.sqlite3'}")
+        try:
+            yield app
+        finally:
+            stop_app(app)
+        return
+    if not os.environ.get("MENACE_TEST_POSTGRES_URL"):
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the PostgreSQL tests: set MENACE_TEST_POSTGRES_URL")
+        pytest.skip("MENACE_TEST_POSTGRES_URL is not set")
+    with postgres_database() as url:
+        app = make_app(url)
+        try:
+            yield app
+        finally:
+            stop_app(app)
+
+
+@pytest.fixture
+def client(service_app: Any) -> Any:
+    """A test client of the module's service app (a fresh cookie jar each test)."""
+    return service_app.test_client()
