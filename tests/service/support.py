@@ -115,10 +115,11 @@ def menace(
 class LiveService:
     """A real ``menace serve`` process on 127.0.0.1 and a free port; its output kept in files."""
 
-    def __init__(self, folder: Path, db_url: str, *options: str) -> None:
+    def __init__(self, folder: Path, db_url: str, *options: str, course: Path = REPO) -> None:
         self.folder = folder
         self.db_url = db_url
         self.options = options
+        self.course = course
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
         self.runs = 0
@@ -128,7 +129,7 @@ class LiveService:
         out = (self.folder / f"serve-{self.runs}.out").open("wb")
         err = (self.folder / f"serve-{self.runs}.err").open("wb")
         argv = [sys.executable, "-m", "menace_course", "serve", "--port", str(port), "--db", self.db_url]
-        argv += ["--course", str(REPO), "--workers", "1", *self.options]
+        argv += ["--course", str(self.course), "--workers", "1", *self.options]
         if sandbox_kind() == "process":
             argv += ["--sandbox", "process", "--i-accept-no-sandbox"]
         self.process = subprocess.Popen(argv, stdout=out, stderr=err, cwd=self.folder, start_new_session=True)
