@@ -13,6 +13,8 @@ Policy that allows only the service's own scripts.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import logging
 import secrets
 from datetime import timedelta
@@ -172,6 +174,9 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(pages)
     app.register_blueprint(api)
     csrf.exempt(api)  # the API checks CSRF itself when a cookie, not a token, signs a request
+    for module in ("menace_course.service.lesson", "menace_course.service.lti"):
+        if importlib.util.find_spec(module) is not None:
+            app.register_blueprint(importlib.import_module(module).blueprint)
 
 
 def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> Flask:

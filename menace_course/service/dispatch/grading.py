@@ -1,10 +1,12 @@
-"""The service's one way into the grader: :func:`check_submission`, and the grader process around it.
+"""The service's one way into the grader: :func:`check_job`, and the grader process around it.
 
 Every check the service runs, whatever dispatches it (the local pool here, a task queue's
-worker elsewhere), ends in :func:`check_submission`: the submission as ``(filename, text)``
-is read by the same loader as ``menace check FILE`` (size, encoding, notebooks, syntax),
-then checked by the same pipeline, in the same sandbox, with the challenge's own limits.
-It is the only function of the service that calls the pipeline.
+worker elsewhere), ends in :func:`check_job`, which hands the submission as
+``(filename, bytes)`` to the one submission path,
+:func:`~menace_course.checking.pipeline.check_submission`: read by the same loader as
+``menace check FILE`` (size, encoding, notebooks, syntax), checked by the same pipeline,
+in the same sandbox, with the challenge's own limits. It is the only function of the
+service that calls the grader.
 
 A grader process (:func:`grader_main`) is trusted code: it imports every challenge's
 hidden tests once, when it starts (so a check pays only for its sandbox and its tests),
@@ -18,7 +20,6 @@ import functools
 import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -26,24 +27,18 @@ from pathlib import Path
 from typing import Any
 
 from menace_course import catalog
-from menace_course.checking.loader import Source, read_submission
-from menace_course.checking.pipeline import check_source
-from menace_course.checking.suite import Suite, collect
+from menace_course.checking.loader import Source
+from menace_course.checking.pipeline import GRADER_FAILED, check_submission
+from menace_course.checking.suite import Suite, load_suite
 from menace_course.course import Course
-from menace_course.models import LoadProblem, SandboxKind, Status
+from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport
 from menace_course.service.dispatch.base import CheckJob
-
-#: What a student reads when the grader, not their file, failed (the same words as ``menace grade``).
-GRADER_FAILED = (
-    "the grader failed while checking this file; this is not your mistake, and your teacher can see why"
-)
 
 
 @functools.cache
 def suite_for(course_root: str, slug: str) -> Suite:
     """A challenge's tests, collected once per process."""
-    course = Course(Path(course_root))
-    return collect(course, catalog.load_challenge(course, slug))
+    return load_suite(Course(Path(course_root)), slug)
 
 
 def warm(course_root: str) -> list[str]:
@@ -57,10 +52,10 @@ def warm(course_root: str) -> list[str]:
     return slugs
 
 
-def check_submission(
+def check_job(
     course_root: str, job: CheckJob, sandbox: SandboxKind, failure: str | None = None
-) -> dict[str, Any]:
-    """Check one submission and return its report as ``menace check --format json`` prints it.
+) -> SubmissionReport:
+    """Check one submission through the one submission path; its report (as ``menace check`` makes it).
 
     With ``failure`` (the grader broke on this job before), nothing runs: the report says
     the grader failed, every test skipped, so the student is never blamed for our fault.
@@ -68,12 +63,8 @@ def check_submission(
     suite = suite_for(course_root, job.challenge)
     if failure is not None:
         source = Source(Path(job.filename), "", Status.GRADER_ERROR, LoadProblem(GRADER_FAILED))
-    else:
-        with tempfile.TemporaryDirectory(prefix="menace-upload-") as folder:
-            path = Path(folder) / job.filename
-            path.write_text(job.source, encoding="utf-8")
-            source = read_submission(path)
-    return check_source(source, suite, sandbox).to_dict()
+        return check_submission(source, suite, sandbox)
+    return check_submission((job.filename, job.source.encode("utf-8")), suite, sandbox)
 
 
 def where(error: BaseException) -> str:
@@ -88,6 +79,17 @@ def where(error: BaseException) -> str:
         frames.append(f"{Path(code.co_filename).name}:{tb.tb_lineno} {code.co_name}")
         tb = tb.tb_next
     return f"{type(error).__name__}: {str(error)[:200]} (at {' < '.join(reversed(frames[-6:]))})"
+
+
+def without_code(tracebacks: tuple[str, ...]) -> str:
+    """Tracebacks for the log with their source lines left out (a hidden test's code stays private)."""
+    kept = []
+    for text in tracebacks:
+        lines = text.rstrip().splitlines()
+        kept += [ln.strip() for ln in lines if ln.startswith(("  File ", "Traceback"))]
+        if lines:
+            kept.append(lines[-1][:300])
+    return " | ".join(kept)
 
 
 def _watch_parent(parent: int) -> None:
@@ -127,11 +129,14 @@ def grader_main(conn: Connection, course_root: str, sandbox: SandboxKind, parent
         job = CheckJob.from_dict(request["job"])
         reply: dict[str, Any]
         try:
-            reply = {"report": check_submission(course_root, job, sandbox, request.get("failure"))}
+            report = check_job(course_root, job, sandbox, request.get("failure"))
+            reply = {"report": report.to_dict()}
+            if report.grader_log:
+                reply["error"] = without_code(report.grader_log)
         except Exception as error:  # our bug: the student gets a grader error, the log says where
             try:
-                report = check_submission(course_root, job, sandbox, failure=where(error))
-                reply = {"report": report, "error": where(error)}
+                reply = {"report": check_job(course_root, job, sandbox, failure=where(error)).to_dict()}
+                reply["error"] = where(error)
             except Exception as again:
                 reply = {"error": where(again)}
         conn.send(reply)

@@ -29,9 +29,9 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
+from menace_course.checking.pipeline import GRADER_FAILED
 from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport
 from menace_course.service.dispatch.base import CheckJob, Enqueue, QueueFull, Recorder
-from menace_course.service.dispatch.grading import GRADER_FAILED
 
 log = logging.getLogger("menace.service.dispatch")
 #: Seconds a new grader process may take to import the course's tests.
