@@ -1,13 +1,17 @@
 """Turn a :class:`~menace_course.models.SubmissionReport` into words: text, markdown or HTML.
 
 All wording a student reads lives in the course's ``feedback_templates/`` (jinja2); this
-module only prepares the report for them and picks the template. Student-made text (what
-their code printed, error messages, reprs of what it returned) is escaped for the format
-and capped before it reaches a template, so it can never pose as a verdict.
+module only prepares the report for them and picks the template. Every string a student
+controls (what their code printed, reprs of what it returned, exception and function
+names, file names) is made printable and capped before any template sees it
+(:func:`shown`), and each format escapes it again for its own syntax
+(:mod:`~menace_course.safe_text`): HTML by autoescaping, markdown with the ``md_text``,
+``md_code`` and ``md_fence`` filters. So it can never pose as a verdict.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import re
@@ -18,7 +22,8 @@ import jinja2
 import markupsafe
 
 from menace_course.cache import cache_root
-from menace_course.models import Kind, Outcome, SubmissionReport
+from menace_course.models import Detail, Kind, Outcome, SubmissionReport, TestResult
+from menace_course.safe_text import STUDENT_TEXT_CAP, cap, cap_block, md_code, md_fence, md_text, printable
 
 Format = Literal["text", "markdown", "html"]
 TEMPLATE_FOR: dict[str, str] = {
@@ -26,29 +31,8 @@ TEMPLATE_FOR: dict[str, str] = {
     "markdown": "report.md.j2",
     "html": "report.html.j2",
 }
-#: Longest piece of student-made text shown (Exercism's 500-character rule).
-STUDENT_TEXT_CAP = 500
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def cap(text: str | None, limit: int = STUDENT_TEXT_CAP) -> str:
-    """Make student-made text safe for a terminal and short: control characters shown as escapes."""
-    if not text:
-        return ""
-    text = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
-    if len(text) > limit:
-        text = text[:limit] + f" … (truncated, {len(text) - limit} more characters)"
-    return text
-
-
-def cap_block(text: str | None, limit: int = STUDENT_TEXT_CAP) -> str:
-    """Like :func:`cap`, but keeps line breaks (for what a student's code printed)."""
-    if not text:
-        return ""
-    shown = "\n".join(cap(line, limit) for line in text[:limit].split("\n"))
-    if len(text) > limit:
-        shown += f"\n… (truncated, {len(text) - limit} more characters)"
-    return shown
+#: Longest name (function, exception type, file) shown.
+NAME_CAP = 100
 
 
 def _code_html(text: str) -> str:
@@ -84,6 +68,9 @@ def environment(templates: Path, format: Format) -> jinja2.Environment:
     )
     env.filters["cap"] = cap
     env.filters["cap_block"] = cap_block
+    env.filters["md_text"] = md_text
+    env.filters["md_code"] = md_code
+    env.filters["md_fence"] = md_fence
     env.filters["codehtml"] = lambda text: markupsafe.Markup(_code_html(str(text)))
     env.filters["indent_lines"] = lambda text, n=4: "\n".join(" " * n + ln for ln in str(text).splitlines())
     env.globals["hint_text"] = lambda hint_id: hint_text(env, hint_id)
@@ -102,7 +89,67 @@ def hint_ids(templates: Path) -> set[str]:
     return {p.name.removesuffix(".md.j2") for p in (templates / "hints").glob("*.md.j2")}
 
 
+def _name(text: str) -> str:
+    return cap(text, NAME_CAP)
+
+
+def _optional(text: str | None, limit: int = STUDENT_TEXT_CAP) -> str | None:
+    return None if text is None else cap(text, limit)
+
+
+def _shown_detail(detail: Detail | None) -> Detail | None:
+    if detail is None:
+        return None
+    return dataclasses.replace(
+        detail,
+        call=_optional(detail.call),
+        expected=_optional(detail.expected),
+        got=_optional(detail.got),
+        got_type=_optional(detail.got_type, NAME_CAP),
+        first_difference=_optional(detail.first_difference),
+        argument_after=_optional(detail.argument_after),
+        printed=cap_block(detail.printed) if detail.printed else detail.printed,
+        error_type=_optional(detail.error_type, NAME_CAP),
+        error_message=_optional(detail.error_message),
+        traceback=tuple(
+            dataclasses.replace(line, function=_name(line.function), code=cap(line.code))
+            for line in detail.traceback
+        ),
+        note=_optional(detail.note),
+    )
+
+
+def _shown_test(test: TestResult) -> TestResult:
+    return dataclasses.replace(test, message=cap(test.message), detail=_shown_detail(test.detail))
+
+
+def shown(report: SubmissionReport) -> SubmissionReport:
+    """The report with every string a student controls made printable and capped.
+
+    What their code printed keeps its line breaks; everything else is one line. Names
+    (files, functions, exception types) are capped shorter than other text.
+    """
+    problem = report.load_problem
+    if problem is not None:
+        problem = dataclasses.replace(
+            problem,
+            message=cap(problem.message),
+            detail=_shown_detail(problem.detail),
+            functions_found=tuple(_name(name) for name in problem.functions_found[:50]),
+        )
+    return dataclasses.replace(
+        report,
+        file=_name(report.file),
+        student=_optional(report.student, NAME_CAP),
+        tests=tuple(_shown_test(t) for t in report.tests),
+        load_problem=problem,
+        printed_at_load=cap_block(report.printed_at_load) if report.printed_at_load else None,
+        notices=tuple(printable(n) for n in report.notices),
+    )
+
+
 def _view(report: SubmissionReport) -> dict[str, Any]:
+    report = shown(report)
     tests = list(report.tests)
     examples = [t for t in tests if t.kind is Kind.EXAMPLE]
     others = [t for t in tests if t.kind is not Kind.EXAMPLE]

@@ -2,13 +2,19 @@
 
 No wording is made here. Lines that start with a verdict mark (``✓``, ``✗``, ``–``) are
 coloured; every other line, including all student-made text, is printed as it is, with
-rich's markup and highlighting turned off so nothing in it can style itself.
+rich's markup and highlighting turned off so nothing in it can style itself. Before
+anything is printed, every control character in the text (an escape sequence that would
+clear the screen or paint a fake green verdict, a carriage return that would overwrite a
+line) is shown as a visible escape (:func:`~menace_course.safe_text.for_terminal`), whatever
+the feedback templates did.
 """
 
 from __future__ import annotations
 
 import sys
 from typing import TextIO
+
+from menace_course.safe_text import for_terminal
 
 ASCII_MARKS = {"✓": ":)", "✗": ":(", "–": ":|", "·": "-", "…": "...", "→": "->", "★": "*"}
 _STYLES = {"✓": "green", "✗": "bold red", "–": "dim"}
@@ -32,6 +38,7 @@ def to_ascii(text: str) -> str:
 def print_feedback(text: str, stream: TextIO | None = None, ascii_only: bool = False) -> None:
     """Print feedback text, coloured when ``stream`` is a terminal."""
     stream = stream or sys.stdout
+    text = for_terminal(text)
     if ascii_only or not _can_encode(stream, "✓✗–·…→★"):
         text = to_ascii(text)
     if not stream.isatty():
