@@ -35,6 +35,7 @@ from menace_course.checking.pipeline import GRADER_FAILED, check_submission
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import UsageError
+from menace_course.grading.discover import entry_path
 from menace_course.grading.record import make_record
 from menace_course.models import LoadProblem, Status, SubmissionReport
 
@@ -65,7 +66,7 @@ def _source(entry: dict[str, Any], root: Path) -> Source:
     if problem:
         return Source(name, "", Status.UNREADABLE, LoadProblem(problem["message"]))
     try:
-        source = read_submission(root / entry["file"])
+        source = read_submission(entry_path(entry, root))
     except UsageError as error:  # the file went away after it was found
         return Source(name, "", Status.UNREADABLE, LoadProblem(str(error)))
     return replace(source, path=name)

@@ -16,20 +16,28 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections import defaultdict
+import stat
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 from menace_course.checking.entry import Candidate, choose_file
 from menace_course.errors import UsageError
-from menace_course.grading.names import Identity, identify, key_for
+from menace_course.grading.names import Identity, identify, key_for, readable
 
 PYTHON_SUFFIXES = (".py", ".ipynb")
 #: Names that operating systems and zip tools leave behind: never a student's work.
 SYSTEM_NAMES = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini", "__pycache__", ".ipynb_checkpoints"})
 #: More files than this in one student's folder are not looked at (and the notes say so).
 MAX_FILES_PER_STUDENT = 500
+#: Nor more files and folders than this, counted together (a folder of a million empty files).
+MAX_ENTRIES_PER_STUDENT = 5000
+#: Nor folders nested deeper than this inside a student's folder.
+MAX_DEPTH = 20
+#: Bytes of one file hashed to notice that it changed (a graded file is far smaller).
+MAX_BYTES_HASHED = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -57,12 +65,21 @@ class Entry:
     file_sha256: str | None = None  #: sha256 of the graded file (as ``sha256sum`` prints it)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for a worker process and for the ``grading`` block of a record."""
+        """Plain data for a worker process and for the ``grading`` block of a record.
+
+        Every string in it is printable text; the real path of a file whose name is not
+        (see :func:`entry_path`) travels as ``file_raw``.
+        """
+        shown = _shown_path(self.file) if self.file else None
+        raw = {}
+        if self.file is not None and shown != self.file.as_posix():
+            raw["file_raw"] = quote_from_bytes(os.fsencode(self.file))
         return {
             "student": self.student,
             "key": self.key,
             "source": self.source,
-            "file": self.file.as_posix() if self.file else None,
+            "file": shown,
+            **raw,
             "display_name": self.display_name,
             "problem": {"status": self.problem.status, "message": self.problem.message}
             if self.problem
@@ -86,8 +103,8 @@ class Discovery:
 @dataclass
 class _Group:
     identity: Identity
-    names: list[str] = field(default_factory=list)  #: top-level names, as found
-    files: list[tuple[Path, str]] = field(default_factory=list)  #: (path, name shown)
+    names: list[str] = field(default_factory=list)  #: top-level names, as shown
+    files: list[tuple[Path, str]] = field(default_factory=list)  #: (real path, name shown)
     notes: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     late: bool = False  #: the LMS marked some file of the group late
@@ -101,6 +118,9 @@ def is_ignored(name: str) -> bool:
 def discover(root: Path, function: str, slug: str) -> Discovery:
     """One entry per student in ``root``, choosing the file that answers ``function``.
 
+    Nothing is ever read through a link, and only regular files are opened (a FIFO or a
+    device would block or never end): anything else is named in the entry's notes.
+
     Raises:
         UsageError: ``root`` cannot be listed.
     """
@@ -112,51 +132,119 @@ def discover(root: Path, function: str, slug: str) -> Discovery:
     ignored = []
     for name in names:
         if is_ignored(name):
-            ignored.append(name)
+            ignored.append(readable(name)[0])
             continue
         _add(groups, root, name)
     entries = [_entry(group, root, function, slug) for group in groups.values()]
-    return Discovery(tuple(_unique_keys(entries)), tuple(ignored))
+    return Discovery(tuple(_note_shared_files(_unique_keys(entries), root)), tuple(ignored))
+
+
+def _kind(mode: int) -> str | None:
+    """What a file that is neither a regular file nor a folder is, in words (None for those two)."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "a link"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _link_note(path: Path, root: Path, shown: str, own: str | None = None) -> str:
+    """Why a link was not followed, and where it leads (found without reading anything through it).
+
+    ``own`` is the top-level name of the entry the link is in, when it is inside a folder.
+    """
+    target = Path(os.path.realpath(path))
+    base = Path(os.path.realpath(root))
+    if target != base and target.is_relative_to(base):
+        first = target.relative_to(base).parts[0]
+        where = "inside the same entry" if first == own else f"to {readable(first)[0]}, another entry"
+    else:
+        where = "to a place outside the submissions folder"
+    return f"{shown} is a link ({where}); links are never followed"
 
 
 def _add(groups: dict[tuple[str, str], _Group], root: Path, name: str) -> None:
     path = root / name
-    identity = identify(name, path.is_dir())
+    shown, name_note = readable(name)
+    problem: str | None = None
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as error:
+        mode = 0
+        problem = f"{shown} could not be read ({error.strerror})"
+    is_folder = stat.S_ISDIR(mode)
+    identity = identify(shown, is_folder)
     group = groups.setdefault(identity.group, _Group(identity))
     group.late = group.late or identity.late
-    group.names.append(name + ("/" if path.is_dir() else ""))
-    if not _inside(path, root):
-        group.unreadable.append(f"{name} is a link to a place outside the submissions folder")
-    elif path.is_dir():
+    group.names.append(shown + ("/" if is_folder else ""))
+    if name_note:
+        group.notes.append(name_note)
+    if problem is not None:
+        group.unreadable.append(problem)
+    elif stat.S_ISLNK(mode):
+        group.unreadable.append(_link_note(path, root, shown))
+    elif is_folder:
         _walk(group, path, root)
-    elif path.is_file():
-        group.files.append((path, identity.original or name))
+    elif stat.S_ISREG(mode):
+        group.files.append((path, identity.original or shown))
     else:
-        group.unreadable.append(f"{name} is not a regular file or folder")
-
-
-def _inside(path: Path, root: Path) -> bool:
-    return not path.is_symlink() or path.resolve().is_relative_to(root.resolve())
+        group.unreadable.append(f"{shown} is {_kind(mode)}, not a regular file or folder")
 
 
 def _walk(group: _Group, folder: Path, root: Path) -> None:
-    def refuse(error: OSError) -> None:
-        group.unreadable.append(f"{Path(error.filename).name} could not be read ({error.strerror})")
-
-    for here, dirs, files in os.walk(folder, onerror=refuse):
-        dirs[:] = sorted(d for d in dirs if not is_ignored(d))
-        for name in sorted(files):
-            path = Path(here, name)
-            shown = path.relative_to(folder).as_posix()
-            if is_ignored(name):
+    """Add every regular file under ``folder``; links and special files are named, never opened."""
+    top = readable(folder.name)[0] + "/"
+    stack: list[tuple[Path, str, int]] = [(folder, "", 0)]
+    seen = 0
+    while stack:
+        here, prefix, depth = stack.pop()
+        try:
+            with os.scandir(here) as listing:
+                children = sorted(listing, key=lambda child: child.name)
+        except OSError as error:
+            group.unreadable.append(f"{top}{prefix} could not be read ({error.strerror})")
+            continue
+        folders = []
+        for child in children:
+            if is_ignored(child.name):
                 continue
-            if not _inside(path, root):
-                group.notes.append(f"not graded: {shown} (a link to outside the submissions folder)")
+            seen += 1
+            if seen > MAX_ENTRIES_PER_STUDENT:
+                group.notes.append(
+                    f"only the first {MAX_ENTRIES_PER_STUDENT} files and folders were looked at"
+                )
+                return
+            name, name_note = readable(child.name)
+            shown = prefix + name
+            if name_note:
+                group.notes.append(name_note)
+            try:
+                mode = child.stat(follow_symlinks=False).st_mode
+            except OSError as error:
+                group.unreadable.append(f"{top}{shown} could not be read ({error.strerror})")
+                continue
+            if stat.S_ISDIR(mode):
+                folders.append((Path(child.path), shown + "/", depth + 1))
+            elif stat.S_ISLNK(mode):
+                group.unreadable.append(_link_note(Path(child.path), root, top + shown, folder.name))
+            elif not stat.S_ISREG(mode):
+                group.unreadable.append(f"{top}{shown} is {_kind(mode)}, not a regular file")
             elif len(group.files) >= MAX_FILES_PER_STUDENT:
                 group.notes.append(f"only the first {MAX_FILES_PER_STUDENT} files were looked at")
                 return
             else:
-                group.files.append((path, shown))
+                group.files.append((Path(child.path), shown))
+        for sub in reversed(folders):
+            if sub[2] > MAX_DEPTH:
+                group.notes.append(f"not looked into: {sub[1]} (folders deeper than {MAX_DEPTH} levels)")
+            else:
+                stack.append(sub)
 
 
 def _entry(group: _Group, root: Path, function: str, slug: str) -> Entry:
@@ -179,7 +267,7 @@ def _entry(group: _Group, root: Path, function: str, slug: str) -> Entry:
     if problem is not None:
         return Entry(file=None, problem=problem, notes=tuple(notes), **common)
     chosen, choice_notes, problem = _choose(candidates, function, slug)
-    choice_notes.extend(group.unreadable)
+    choice_notes.extend(f"not graded: {why}" for why in group.unreadable)
     if others:
         choice_notes.append(f"not graded (not .py or .ipynb): {', '.join(others)}")
     return Entry(
@@ -214,30 +302,92 @@ def _choose(
 
 
 def _file_sha256(path: Path) -> str:
+    """The file's sha256, read without following a link or waiting on anything but a regular file."""
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    )
     digest = hashlib.sha256()
     try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
+        fd = os.open(path, flags)
     except OSError as error:
         return f"unreadable: {error.strerror}"
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped for something else since it was listed
+            return "unreadable: not a regular file"
+        try:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+                if handle.tell() >= MAX_BYTES_HASHED:
+                    return f"{digest.hexdigest()} (of the first {MAX_BYTES_HASHED} bytes of {info.st_size})"
+        except OSError as error:
+            return f"unreadable: {error.strerror}"
     return digest.hexdigest()
 
 
 def _digest(hashes: dict[Path, str]) -> str:
-    """One hash for every file of an entry: their names and contents, in a stable order."""
-    lines = sorted(f"{path.name}\0{sha}" for path, sha in hashes.items())
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    """One hash for every file of an entry: their names (as bytes) and contents, in a stable order."""
+    lines = sorted(os.fsencode(path.name) + b"\0" + sha.encode() for path, sha in hashes.items())
+    return hashlib.sha256(b"\n".join(lines)).hexdigest()
+
+
+def _shown_path(path: Path) -> str:
+    return "/".join(readable(part)[0] for part in path.parts)
+
+
+def entry_path(entry: dict[str, Any], root: Path) -> Path:
+    """The real path of the file an entry (as :meth:`Entry.to_dict` gives it) asks to grade.
+
+    A name that is not UTF-8, or holds control characters, is shown otherwise than it is
+    on disk; ``file_raw`` then keeps its real bytes, percent-encoded.
+    """
+    raw = entry.get("file_raw")
+    if raw:
+        return root / os.fsdecode(unquote_to_bytes(str(raw)))
+    return root / str(entry["file"])
 
 
 def _unique_keys(entries: list[Entry]) -> list[Entry]:
-    """Give each entry its own key (two students may reduce to the same safe name)."""
-    seen: dict[str, int] = defaultdict(int)
+    """Give each entry its own key, even where file systems ignore case (``Bob`` and ``bob``).
+
+    A student whose name is safe as a file name, and no one else's, keeps it as the key:
+    feedback files are named as the ``student`` column says. The others are told apart
+    by their LMS id (``Jane Doe (4242)``) or a number (``bob (2)``), the first that is
+    nobody's name.
+    """
+    natural = Counter(e.key.casefold() for e in entries)
+    taken = {e.key.casefold() for e in entries if e.key == e.student and natural[e.key.casefold()] == 1}
+    reserved = set(natural)
     unique = []
-    for entry in sorted(entries, key=lambda e: (e.key.casefold(), e.source)):
-        seen[entry.key.casefold()] += 1
-        count = seen[entry.key.casefold()]
-        if count > 1:
-            entry = replace(entry, key=f"{entry.key}-{count}")
-        unique.append(entry)
+    for entry in sorted(entries, key=lambda e: (e.key.casefold(), e.key != e.student, e.key, e.source)):
+        key = entry.key
+        if key.casefold() in taken and not (key == entry.student and natural[key.casefold()] == 1):
+            ids = list(entry.lms.values())
+            candidates = [f"{key} ({ids[0]})"] if ids else []
+            candidates += (f"{key} ({n})" for n in range(2, len(entries) + 3))
+            key = next(c for c in candidates if c.casefold() not in taken | reserved)
+        taken.add(key.casefold())
+        unique.append(replace(entry, key=key) if key != entry.key else entry)
     return unique
+
+
+def _note_shared_files(entries: list[Entry], root: Path) -> list[Entry]:
+    """Say so when two entries' graded files are one file on disk (a hard link): check them by hand."""
+    owners: dict[tuple[int, int], list[Entry]] = defaultdict(list)
+    for entry in entries:
+        if entry.file is not None:
+            try:
+                info = os.stat(root / entry.file, follow_symlinks=False)
+            except OSError:
+                continue
+            if info.st_nlink > 1:
+                owners[(info.st_dev, info.st_ino)].append(entry)
+    notes: dict[str, list[str]] = defaultdict(list)
+    for sharing in owners.values():
+        for entry in sharing:
+            others = ", ".join(f"{o.student} ({o.display_name})" for o in sharing if o is not entry)
+            if others:
+                notes[entry.key].append(
+                    f"needs review: the graded file is one file on disk (a hard link) with that of {others}"
+                )
+    return [replace(e, notes=(*e.notes, *notes[e.key])) if e.key in notes else e for e in entries]

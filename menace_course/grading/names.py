@@ -18,9 +18,12 @@ student's files so that they can be told apart:
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
+
+from menace_course.safe_text import printable
 
 _CANVAS_FILE = re.compile(r"^(?P<name>[^\WA-Z]+?)(?P<late>_LATE)?_(?P<id>\d+)_\d+_(?P<original>.+)$")
 _CANVAS_TEXT = re.compile(r"^(?P<name>[^\WA-Z]+?)(?P<late>_LATE)?_(?P<id>\d+)_(?P<original>text|link)\.html$")
@@ -75,10 +78,42 @@ def identify(name: str, is_folder: bool) -> Identity:
     return Identity("plain", name)
 
 
+#: Characters no file name may hold on some system OUT is copied to (Windows, a zip), and
+#: the control and bidirectional-override characters that would let a name disguise itself.
+_UNSAFE_IN_FILE_NAMES = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]')
+#: Longest key, in characters (file systems allow 255 bytes; a UTF-8 character takes up to 4).
+MAX_KEY = 60
+
+
+def readable(name: str) -> tuple[str, str | None]:
+    """A file name as the student meant it, and a note when it had to be guessed.
+
+    ``name`` comes from :func:`os.listdir`, where bytes that are not UTF-8 become lone
+    surrogates (``M\\udcfcller.py``), which no file or terminal can take. Such a name most
+    likely comes from a zip made on Windows (``unzip`` keeps its Latin-1 bytes): it is read
+    as Windows-1252 (``Müller.py``) and the note says so, with the name's real bytes.
+    """
+    raw = os.fsencode(name)
+    try:
+        return printable(raw.decode("utf-8")), None
+    except UnicodeDecodeError:
+        pass
+    try:
+        text, encoding = raw.decode("cp1252"), "Windows-1252"
+    except UnicodeDecodeError:
+        text, encoding = raw.decode("latin-1"), "Latin-1"
+    shown = printable(text)
+    escaped = raw.decode("ascii", "backslashreplace")
+    return shown, f"the name {escaped} is not UTF-8; it is shown as {encoding}: {shown}"
+
+
 def key_for(identity: Identity) -> str:
-    """A name for the student's files in OUT: safe on any file system, readable, stable."""
-    base = re.sub(r"[^\w.-]+", "_", identity.student, flags=re.UNICODE).strip("._") or "student"
-    base = base[:80]
-    if identity.lms_id is not None and identity.lms != "canvas_anonymous":
-        return f"{base}_{identity.lms_id}"
-    return base
+    """A name for the student's files in OUT: the ``student`` of ``grades.csv``, made safe as a file name.
+
+    Only what a file system cannot hold is replaced (``/``, ``:``, control characters, a
+    leading dot...), so ``Ivan Petrov``'s feedback is ``feedback/Ivan Petrov.md``.
+    Students whose keys would be the same are told apart by
+    :func:`~menace_course.grading.discover.discover`.
+    """
+    base = _UNSAFE_IN_FILE_NAMES.sub("_", identity.student).strip(" .")
+    return base[:MAX_KEY].rstrip(" .") or "student"

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from grade_support import RIGHT, SYNTAX_ERROR, notebook, write
 
 from menace_course.errors import UsageError
-from menace_course.grading.discover import Entry, discover
+from menace_course.grading.discover import MAX_DEPTH, Entry, discover, entry_path
 from menace_course.grading.names import identify
 
 
@@ -159,3 +163,117 @@ def test_changing_a_file_changes_the_entry_digest(tmp_path: Path) -> None:
 def test_a_folder_that_cannot_be_listed_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="cannot list"):
         discover(tmp_path / "missing", "after_game", "after_game")
+
+
+# -- hostile names and files (issue 8, item 7; the whole attacks are in tests/corpus/hostile_batch)
+
+
+@contextlib.contextmanager
+def within(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging: an alarm interrupts even a blocked ``open`` (PEP 475)."""
+
+    def late(signum: int, frame: object) -> None:
+        raise TimeoutError(f"discovery took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_key_is_the_student_name_so_feedback_files_match_the_grades(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"Kim Lee_424242_assignsubmission_file_/menace.py": RIGHT, "ada.py": RIGHT})
+    assert {e.student: e.key for e in discover(folder, "after_game", "after_game").entries} == {
+        "Kim Lee": "Kim Lee",
+        "ada": "ada",
+    }
+
+
+def test_names_that_differ_only_in_case_or_unsafe_characters_get_their_own_keys(tmp_path: Path) -> None:
+    names = ["bob", "bob!", "bob-2", "Bob", "BOB", "bob (2)", "bob?", "bob*", "bob:"]
+    folder = write(tmp_path, {f"{n}.py": RIGHT for n in names})
+    found = discover(folder, "after_game", "after_game").entries
+    assert sorted(e.student for e in found) == sorted(names)
+    keys = [e.key.casefold() for e in found]
+    assert len(set(keys)) == len(keys), keys
+    by_student = {e.student: e.key for e in found}
+    for safe in ("bob!", "bob-2", "bob (2)"):
+        assert by_student[safe] == safe
+
+
+def test_two_moodle_students_of_the_same_name_are_told_apart_by_their_ids(tmp_path: Path) -> None:
+    folder = write(
+        tmp_path,
+        {"Jo Li_11_assignsubmission_file_/a.py": RIGHT, "Jo Li_22_assignsubmission_file_/a.py": RIGHT},
+    )
+    keys = sorted(e.key for e in discover(folder, "after_game", "after_game").entries)
+    assert keys == ["Jo Li", "Jo Li (22)"]
+
+
+def test_a_name_that_is_not_utf8_is_shown_as_windows_would_and_still_graded(tmp_path: Path) -> None:
+    raw = os.fsencode(tmp_path) + b"/M\xfcller.py"
+    Path(os.fsdecode(raw)).write_text(RIGHT, encoding="utf-8")
+    entry = discover(tmp_path, "after_game", "after_game").entries[0]
+    assert (entry.student, entry.key) == ("Müller", "Müller")
+    assert "not UTF-8" in entry.notes[0] and "M\\xfcller.py" in entry.notes[0]
+    data = entry.to_dict()
+    json.dumps(data, ensure_ascii=False).encode("utf-8")  # no lone surrogate left anywhere
+    assert data["file"] == "Müller.py"
+    assert os.fsencode(entry_path(data, tmp_path)) == raw
+
+
+def test_control_characters_in_a_name_are_shown_as_escapes(tmp_path: Path) -> None:
+    write(tmp_path, {"\x1b[2Jeve\n.py": RIGHT})
+    entry = discover(tmp_path, "after_game", "after_game").entries[0]
+    assert entry.student == "\\x1b[2Jeve\\n" and "\x1b" not in entry.key and "\n" not in entry.key
+    assert entry_path(entry.to_dict(), tmp_path).read_text(encoding="utf-8") == RIGHT
+
+
+def test_a_link_to_another_students_file_is_never_followed(tmp_path: Path) -> None:
+    write(tmp_path, {"alice.py": RIGHT, "mallory": None})
+    os.symlink("../alice.py", tmp_path / "mallory" / "after_game.py")
+    os.symlink("alice.py", tmp_path / "carol.py")
+    found = entries(tmp_path)
+    for student in ("mallory", "carol"):
+        problem = found[student].problem
+        assert problem is not None and problem.status == "unreadable", student
+        assert "another entry" in problem.message and "never followed" in problem.message
+
+
+def test_a_link_beside_a_real_answer_is_named_in_the_notes(tmp_path: Path) -> None:
+    write(tmp_path, {"frank/src/mine.py": RIGHT})
+    os.symlink("src/mine.py", tmp_path / "frank" / "after_game.py")
+    entry = entries(tmp_path)["frank"]
+    assert entry.file == Path("frank/src/mine.py")
+    assert any("frank/after_game.py is a link (inside the same entry)" in note for note in entry.notes)
+
+
+def test_a_fifo_never_blocks_discovery_and_is_named(tmp_path: Path) -> None:
+    write(tmp_path, {"gina/after_game.py": RIGHT})
+    os.mkfifo(tmp_path / "gina" / "notes.py")
+    os.mkfifo(tmp_path / "fred.py")
+    with within(10):
+        found = entries(tmp_path)
+    assert found["gina"].file == Path("gina/after_game.py")
+    assert any("gina/notes.py is a named pipe (FIFO)" in note for note in found["gina"].notes)
+    fred = found["fred"].problem
+    assert fred is not None and fred.status == "unreadable" and "FIFO" in fred.message
+
+
+def test_a_hard_link_shared_by_two_entries_asks_for_review(tmp_path: Path) -> None:
+    write(tmp_path, {"alice.py": RIGHT, "hal": None})
+    os.link(tmp_path / "alice.py", tmp_path / "hal" / "after_game.py")
+    found = entries(tmp_path)
+    assert any(n.startswith("needs review") and "hal" in n for n in found["alice"].notes)
+    assert any(n.startswith("needs review") and "alice" in n for n in found["hal"].notes)
+
+
+def test_folders_nested_past_the_limit_are_not_walked_and_said_so(tmp_path: Path) -> None:
+    deep = tmp_path / "kim" / Path(*["d"] * (MAX_DEPTH + 2))
+    write(deep, {"after_game.py": RIGHT})
+    entry = entries(tmp_path)["kim"]
+    assert entry.problem is not None and entry.problem.status == "empty"
+    assert any("deeper than" in note for note in entry.notes)
