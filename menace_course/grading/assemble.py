@@ -128,7 +128,7 @@ def write_tables(layout: Layout, store: ResultStore, keys: Sequence[str]) -> Cla
             jsonl.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
             row = Row.from_record(record)
             add_row(row)
-            stats.add(row)
+            stats.add(row, record)
     html = render_class_report(stats, layout.templates, layout.title, layout.challenge)
     write_atomic(layout.out / "report.html", html)
     return stats

