@@ -119,7 +119,8 @@ def _shown_detail(detail: Detail | None) -> Detail | None:
     )
 
 
-def _shown_test(test: TestResult) -> TestResult:
+def shown_test(test: TestResult) -> TestResult:
+    """One test with every string a student controls made printable and capped (see :func:`shown`)."""
     return dataclasses.replace(test, message=cap(test.message), detail=_shown_detail(test.detail))
 
 
@@ -141,7 +142,7 @@ def shown(report: SubmissionReport) -> SubmissionReport:
         report,
         file=_name(report.file),
         student=_optional(report.student, NAME_CAP),
-        tests=tuple(_shown_test(t) for t in report.tests),
+        tests=tuple(shown_test(t) for t in report.tests),
         load_problem=problem,
         printed_at_load=cap_block(report.printed_at_load) if report.printed_at_load else None,
         notices=tuple(printable(n) for n in report.notices),

@@ -25,7 +25,7 @@ from typing import Any, Literal
 import jinja2
 
 from menace_course import __version__
-from menace_course.feedback import environment, render
+from menace_course.feedback import environment, render, shown_test
 from menace_course.models import Outcome, SubmissionReport, TestResult
 
 #: Gradescope's four visibility values, from most to least open.
@@ -77,7 +77,7 @@ hint: {{ hint_text(t.hint) }}
 {% endif %}
 {% if d and d.printed %}
     printed:
-{{ d.printed | cap | indent_lines(6) }}
+{{ d.printed | cap_block | indent_lines(6) }}
 {% endif %}
 {% if t.hint %}
 hint: {{ hint_text(t.hint) }}
@@ -93,7 +93,7 @@ hint: {{ hint_text(t.hint) }}
 def output_of_test(test: TestResult, function: str, env: jinja2.Environment) -> str:
     """The text Gradescope shows under one test (name and hint only, for a hidden test)."""
     template = env.from_string(_TEST_TEMPLATE)
-    return template.render(t=test, fn=function, Outcome=Outcome).strip() + "\n"
+    return template.render(t=shown_test(test), fn=function, Outcome=Outcome).strip() + "\n"
 
 
 def _test_entry(

@@ -3,6 +3,7 @@
 The layers (docs/architecture.md draws them), from the bottom up::
 
     leaves      models, limits, errors, cache, schema import nothing of ours
+                safe_text
     sandbox     menace_course.sandbox                 itself and the leaves only
     lesson      menace_course.lesson                  itself and the leaves only (no grader)
     grader      catalog, course, checking, grading, feedback, exports, authoring, autograders, ...
@@ -27,6 +28,7 @@ LEAVES = (
     "menace_course.errors",
     "menace_course.cache",
     "menace_course.schema",
+    "menace_course.safe_text",
 )
 
 
