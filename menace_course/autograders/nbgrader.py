@@ -1,297 +1,181 @@
-"""The checks cell of an exported nbgrader notebook: menace's test API, for a Jupyter kernel.
+"""What an exported nbgrader notebook's cells call, in the Jupyter kernel that runs them.
 
-:mod:`menace_course.exports.nbgrader` pastes this file's code (from the first ``import``
-on) into one locked cell, placed after the student's answer. A notebook has no sandbox
-and no grader process, so everything a test needs runs here, in the kernel, with the
-standard library only (hypothesis too, for property tests):
+The notebook holds no test code, no inputs, no expected values and no reference: its
+checks cell calls :func:`check_notebook`, which sends the code of the cells run so far
+through menace's one submission path (:func:`~menace_course.checking.pipeline.check_submission`:
+the sandbox, the course's tests, the same verdicts as ``menace check`` and ``menace grade``).
+Each test cell then calls :meth:`NotebookChecks.test`, which passes or raises with what
+menace's feedback says about that test: for a hidden test, its title and hint only.
+So nbgrader's feedback shows names, results and hints, never a hidden test.
 
-* ``submission.after_game(...)`` calls the student's function from the notebook's globals
-  with a copy of the arguments, within the challenge's time limit, with its printing
-  captured (nbgrader gives 0 points to a cell that writes to stderr), and remembers the
-  call for :func:`expect_unchanged`;
-* :func:`expect_equal`, :func:`expect_unchanged`, :func:`expect` and the markers behave as
-  in :mod:`menace_course.checking.testing`, with the same type-strict equality;
-* :func:`run_hidden_test` runs one test of a hidden test module whose source the test
-  cell carries between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``. The module
-  runs once per kernel (its module-level state is shared, as in ``menace grade``); its
-  source is registered with :mod:`linecache` so hypothesis derives the same derandomized
-  examples from it as ``menace grade`` does. A failure shows only the test's title and
-  hint, never the inputs or expected values.
+Where it runs decides what it checks:
+
+* **Grading** (``nbgrader autograde``): the course named by ``$MENACE_COURSE``, else by the
+  ``menace.json`` that ``menace export nbgrader`` wrote at the nbgrader course's root. It
+  must have the challenge's hidden tests. A kernel without what grading needs (this
+  package, hypothesis, the hidden tests) does not grade: it says what is missing and
+  stops the kernel, so ``nbgrader autograde`` reports an error for the notebook instead
+  of recording a wrong grade.
+* **A student's own run**: the course found as ``menace check`` finds it (the student kit
+  installed with the package). The examples run; the hidden tests' cells say that they
+  run when the work is graded.
+
+A notebook is checked as menace checks any ``.ipynb``: its code cells in order, a cell
+that stops is left out as Jupyter would (:mod:`menace_course.checking.notebook`). A
+correct function followed by a top-level ``1/0`` in a later cell (or in the same cell,
+after the ``def``) scores as the function deserves, in ``menace check`` and in nbgrader
+alike; in a ``.py`` file, where Python stops the whole import, it does not load.
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import hashlib
-import io
-import linecache
-import signal
-import threading
-import types
-import warnings
-from collections.abc import Callable, Iterator
+import importlib
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from menace_course.checking.compare import same  # notebook: inline
-
-#: Seconds one call may take (the exporter writes the challenge's own limit here).
-CALL_SECONDS = 2.0
-#: menace's grading profile for hypothesis (the exporter writes the live values of
-#: ``menace_course.checking.testing.GRADING_PROFILE`` here; these are the keys it copies).
-GRADING_SETTINGS: dict[str, Any] = {
-    "derandomize": True,
-    "database": None,
-    "deadline": None,
-    "print_blob": False,
-    "report_multiple_bugs": False,
-    "max_examples": 100,
-}
+#: The first line of every cell the export writes: such cells are not the student's code.
+MARK = "# menace:"
+#: The file ``menace export nbgrader`` writes at the nbgrader course's root.
+MARKER_FILE = "menace.json"
 
 
-class StudentFailure(AssertionError):
-    """A check found a mistake in the answer."""
-
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
-        """Keep the message; a hint's words are added to it."""
-        super().__init__(message + (f"\nHint: {hint}" if hint else ""))
-        self.hint = hint
+class KernelNotReady(RuntimeError):
+    """The grading kernel lacks something it needs; the message says what and how to fix it."""
 
 
-class Mismatch(StudentFailure):
-    """The function returned something other than the expected value."""
+@dataclass(frozen=True)
+class Place:
+    """Where the checks run: the course, and whether this is nbgrader grading."""
+
+    course: Path | None
+    grading: bool
 
 
-class ChangedInput(StudentFailure):
-    """The function changed an argument it was given."""
+def where_we_are(start: Path | None = None) -> Place:
+    """Grading when ``$MENACE_COURSE`` is set or a ``menace.json`` is found above ``start``."""
+    explicit = os.environ.get("MENACE_COURSE")
+    if explicit:
+        return Place(Path(explicit), grading=True)
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        marker = folder / MARKER_FILE
+        if marker.is_file():
+            try:
+                course = json.loads(marker.read_text(encoding="utf-8"))["course"]
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                raise KernelNotReady(
+                    f"{marker} cannot be read ({error}): export the assignment again"
+                ) from None
+            return Place(Path(course), grading=True)
+    return Place(None, grading=False)
 
 
-class Broken(StudentFailure):
-    """A rule every answer must keep does not hold."""
+def executed_cells() -> list[str]:
+    """The code of the cells this kernel has run, in order, without menace's own cells."""
+    try:
+        shell = importlib.import_module("IPython").get_ipython()
+    except ImportError:
+        shell = None
+    if shell is None:
+        raise KernelNotReady("check_notebook runs in a Jupyter notebook's kernel")
+    # The raw text of each cell run, in the order it ran (nbgrader runs them top to bottom);
+    # entry 0 is always empty, and the running checks cell starts with MARK like every cell
+    # the export wrote, so none of those is taken for the student's code.
+    history: list[str] = list(shell.history_manager.input_hist_raw)
+    return [cell for cell in history[1:] if cell.strip() and not cell.lstrip().startswith(MARK)]
 
 
-class CallTimeout(StudentFailure):
-    """The function did not finish in time."""
+def notebook_bytes(cells: list[str]) -> bytes:
+    """The cells as a notebook file, for menace's loader."""
+    document = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": c} for c in cells],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    return json.dumps(document).encode()
 
 
-def fresh(value: Any) -> Any:
-    """A copy as ``menace``'s wire makes it: plain containers rebuilt, shared parts not shared.
+def _stop_kernel(message: str) -> None:
+    """Say what is missing, then end the kernel: nbgrader reports the notebook, grades nothing."""
+    print(f"menace: cannot grade here: {message}", file=sys.stderr, flush=True)
+    sys.stdout.flush()
+    os._exit(3)
 
-    ``copy.deepcopy`` would keep ``[game] * 3`` as three references to one list; across
-    the sandbox's wire they arrive as three lists, and the copy here must agree.
+
+class NotebookChecks:
+    """menace's report on the notebook's code, read test by test by the test cells."""
+
+    def __init__(self, report: Any, outputs: dict[str, str], grading: bool) -> None:
+        """Keep the report and each test's feedback text (what a failed cell shows)."""
+        self.report = report
+        self.outputs = outputs
+        self.grading = grading
+
+    def test(self, name: str) -> None:
+        """Pass when menace's test ``name`` passed; else fail with what menace says about it.
+
+        A hidden test's failure says its title and hint, never its inputs or expected value.
+        """
+        results = {t.name: t for t in self.report.tests}
+        result = results.get(name)
+        if result is None:
+            if self.grading:
+                raise KernelNotReady(f"menace has no test {name!r} for {self.report.challenge}")
+            print(f"– a hidden check: it runs when your work is graded ({name.replace('_', ' ')})")
+            return
+        if result.outcome.value == "passed":
+            print(self.outputs[name], end="")
+            return
+        raise AssertionError("\n" + self.outputs[name]) from None
+
+
+def check_notebook(slug: str) -> NotebookChecks:
+    """Check the code of the cells run so far against the challenge ``slug`` (the checks cell).
+
+    Raises:
+        KernelNotReady: outside grading, when menace cannot check here (it says why).
     """
-    kind = type(value)
-    if kind is list:
-        return [fresh(v) for v in value]
-    if kind is tuple:
-        return tuple(fresh(v) for v in value)
-    if kind is dict:
-        return {fresh(k): fresh(v) for k, v in value.items()}
-    if kind in (set, frozenset):
-        return kind(fresh(v) for v in value)
-    return copy.deepcopy(value)
-
-
-class CallOutcome:
-    """What one call did, as ``menace``'s proxy records it (``status``, ``result``, ``args_after``)."""
-
-    def __init__(self, status: str, result: Any = None, args_after: tuple[Any, ...] = ()) -> None:
-        """``status`` is ``returned``, ``raised``, ``timeout`` or ``dead``."""
-        self.status, self.result, self.args_after = status, result, args_after
-
-
-class CallRecord:
-    """One call a test made: the function, a copy of the arguments as sent, and its outcome."""
-
-    def __init__(self, function: str, args: tuple[Any, ...]) -> None:
-        """The outcome is filled in when the call ends."""
-        self.function, self.args = function, args
-        self.outcome: CallOutcome | None = None
-
-
-class Submission:
-    """The student's functions, called the way ``menace`` calls them, every call remembered."""
-
-    def __init__(self, namespace: dict[str, Any]) -> None:
-        """``namespace`` is the notebook's globals, where the answer cell defined the function."""
-        self._namespace = namespace
-        self.calls: list[CallRecord] = []
-        self.last_call: CallRecord | None = None
-        #: functions that ran out of time: like ``menace``, they are not called again
-        self.timed_out: set[str] = set()
-
-    def __getattr__(self, name: str) -> Callable[..., Any]:
-        """``submission.after_game`` calls the notebook's ``after_game``."""
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        def call(*args: Any) -> Any:
-            return self._call(name, args)
-
-        return call
-
-    def _call(self, name: str, args: tuple[Any, ...]) -> Any:
-        function = self._namespace.get(name)
-        if not callable(function):
-            raise StudentFailure(f"{name} is not defined: run the cell with your answer")
-        record = CallRecord(name, fresh(args))
-        self.calls.append(record)
-        self.last_call = record
-        if name in self.timed_out:
-            record.outcome = CallOutcome("dead")
-            raise CallTimeout(f"not checked: {name} took too long earlier")
-        sent = fresh(args)
-        try:
-            with _quiet(), _time_limit(name):
-                result = function(*sent)
-        except CallTimeout:
-            self.timed_out.add(name)
-            record.outcome = CallOutcome("timeout")
-            raise
-        except BaseException:
-            record.outcome = CallOutcome("raised", None, fresh(sent))
-            raise
-        record.outcome = CallOutcome("returned", fresh(result), fresh(sent))
-        return fresh(result)
-
-
-@contextlib.contextmanager
-def _time_limit(name: str) -> Iterator[None]:
-    """Stop the call after ``CALL_SECONDS`` (where the kernel allows a timer signal)."""
-    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable:
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        raise CallTimeout(f"{name} did not finish within {CALL_SECONDS:g} seconds")
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+    place = where_we_are()
     try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        return _check(slug, executed_cells(), place)
+    except KernelNotReady as problem:
+        if place.grading:
+            _stop_kernel(str(problem))
+        raise
 
 
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """Keep printing and warnings out of the cell's output (stderr would cost the points)."""
-    with (
-        contextlib.redirect_stdout(io.StringIO()),
-        contextlib.redirect_stderr(io.StringIO()),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        yield
-
-
-def expect_equal(got: Any, expected: Any, *, hint: str | None = None) -> None:
-    """Fail unless ``got`` equals ``expected`` with exactly the same types."""
-    if not same(got, expected):
-        raise Mismatch(f"expected {expected!r}, got {got!r}", hint=hint)
-
-
-def expect_unchanged(*, hint: str | None = None) -> None:
-    """Fail if the last call changed any argument it was given."""
-    call = submission.last_call
-    if call is None or call.outcome is None:
-        return
-    for position, (before, after) in enumerate(zip(call.args, call.outcome.args_after, strict=False)):
-        if not same(before, after):
-            raise ChangedInput(
-                f"{call.function} changed argument {position + 1}: it was {before!r}, then {after!r}",
-                hint=hint,
-            )
-
-
-def expect(condition: bool, message: str, *, hint: str | None = None) -> None:
-    """Fail with ``message`` unless ``condition`` holds."""
-    if not condition:
-        raise Broken(message, hint=hint)
-
-
-def _marker(key: str, value: Any) -> Callable[[Any], Any]:
-    def mark(function: Any) -> Any:
-        function._menace_marks = {**getattr(function, "_menace_marks", {}), key: value}
-        return function
-
-    return mark
-
-
-def hint(hint_id: str) -> Callable[[Any], Any]:
-    """Name a test's hint (the notebook shows the hint's words in the test cell)."""
-    return _marker("hint", hint_id)
-
-
-def points(value: float) -> Callable[[Any], Any]:
-    """A test's points (the notebook gives them as the cell's nbgrader points)."""
-    return _marker("points", value)
-
-
-def visible(function: Any) -> Any:
-    """Mark a test visible (in a notebook its code stays hidden all the same)."""
-    return _marker("visible", True)(function)
-
-
-_MODULES: dict[str, types.ModuleType] = {}
-
-
-def _load(source: str, filename: str, names: dict[str, Any]) -> types.ModuleType:
-    """Run ``source`` as a module once per kernel, registered so ``inspect`` can read it."""
-    key = hashlib.sha256((filename + "\0" + source).encode()).hexdigest()
-    if key not in _MODULES:
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        module = types.ModuleType(filename.strip("<>"))
-        module.__dict__.update(names)
-        exec(compile(source, filename, "exec"), module.__dict__)
-        _MODULES[key] = module
-    return _MODULES[key]
-
-
-def _use_grading_profile() -> None:
-    from hypothesis import HealthCheck, settings
-
-    settings.register_profile("menace-grading", suppress_health_check=list(HealthCheck), **GRADING_SETTINGS)
-    settings.load_profile("menace-grading")
-
-
-def run_hidden_test(
-    name: str, *, title: str, hint_words: str, source: str, filename: str, references: dict[str, str]
-) -> None:
-    """Run ``test_<name>`` of the hidden module ``source``; on failure say only title and hint."""
+def _check(slug: str, cells: list[str], place: Place) -> NotebookChecks:
     try:
-        with _quiet():
-            _use_grading_profile()
-            loaded = {ref: _load(text, f"<reference {ref}>", {}) for ref, text in references.items()}
-            api = {
-                "expect": expect,
-                "expect_equal": expect_equal,
-                "expect_unchanged": expect_unchanged,
-                "hint": hint,
-                "points": points,
-                "visible": visible,
-                "StudentFailure": StudentFailure,
-                "Mismatch": Mismatch,
-                "ChangedInput": ChangedInput,
-                "Broken": Broken,
-                "reference": lambda ref: getattr(loaded[ref], ref),
-                "reference_module": lambda ref: loaded[ref],
-            }
-            test = getattr(_load(source, filename, api), f"test_{name}")
-    except Exception as error:  # the grader's problem, not the student's: say what it is
-        raise RuntimeError(
-            f"the hidden tests could not be loaded ({type(error).__name__}: {error}); "
-            "the kernel needs Python 3.10+ and hypothesis"
+        from menace_course.checking.pipeline import check_submission
+        from menace_course.checking.suite import load_suite
+        from menace_course.course import Course, find_course
+        from menace_course.errors import MenaceError
+        from menace_course.exports.gradescope_results import output_of_test
+        from menace_course.feedback import environment
+        from menace_course.sandbox.launch import choose_kind
+    except ImportError as error:  # hypothesis, jinja2, ...: the package's own dependencies
+        raise KernelNotReady(
+            f"{error}: install menace-course with its dependencies in this kernel's Python "
+            f"({sys.executable} -m pip install menace-course)"
         ) from None
     try:
-        with _quiet():
-            test(submission)
-    except Exception:  # any failure, or an error in the answer: the test is lost
-        message = f"hidden test failed: {title}" + (f"\nHint: {hint_words}" if hint_words else "")
-        raise AssertionError(message) from None
-
-
-#: The notebook's student functions (in the notebook, ``globals()`` is the notebook's namespace).
-submission = Submission(globals())
+        course = Course(place.course) if place.course else find_course()
+        suite = load_suite(course, slug)
+        if place.grading and not course.has_hidden_tests:
+            raise KernelNotReady(
+                f"the course at {course.root} has no hidden tests: set MENACE_COURSE (or the "
+                f"course in {MARKER_FILE}) to the instructor's course folder"
+            )
+        report = check_submission(("notebook.ipynb", notebook_bytes(cells)), suite, choose_kind("auto"))
+    except MenaceError as error:
+        raise KernelNotReady(str(error)) from None
+    if report.status.value == "grader_error":
+        raise KernelNotReady("the grader failed: " + " ".join(report.grader_log)[-2000:])
+    env = environment(course.templates_dir, "text")
+    outputs = {t.name: output_of_test(t, report.function, env) for t in report.tests}
+    return NotebookChecks(report, outputs, place.grading)

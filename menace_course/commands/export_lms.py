@@ -83,16 +83,17 @@ def nbgrader(slug: str, out_dir: Path, force: bool, course: Path | None) -> int:
 
     \b
     The source notebook has the challenge text, the reference solution between
-    ### BEGIN SOLUTION / ### END SOLUTION, a locked cell of checks, and one autograded
-    test cell per test (hidden tests between ### BEGIN HIDDEN TESTS / ### END HIDDEN TESTS),
-    each worth the test's points.
+    ### BEGIN SOLUTION / ### END SOLUTION, a locked cell that checks the answer with
+    menace, and one autograded test cell per test, each worth the test's points. No
+    cell holds test code or answers: the kernel that grades needs menace-course and
+    the course's hidden tests (menace.json in OUT names the course).
 
     \b
     Example:
       menace export nbgrader --challenge after_game --out nbgrader-course
       cd nbgrader-course && nbgrader generate_assignment after_game
     """
-    from menace_course.exports.nbgrader import export_assignment
+    from menace_course.exports.nbgrader import KERNEL_NEEDS, export_assignment
 
     try:
         written = export_assignment(find_course(course), slug, out_dir, force=force)
@@ -103,10 +104,7 @@ def nbgrader(slug: str, out_dir: Path, force: bool, course: Path | None) -> int:
         click.echo(f"wrote {written.config}")
     else:
         click.echo(f"kept the existing {written.config}")
-    if written.needs_package:
-        click.echo(
-            f"note: the hidden tests of {slug} use the lesson's modules: install menace-course "
-            "(the student kit is enough) where nbgrader's kernel runs"
-        )
+    click.echo(f"wrote {written.marker}")
+    click.echo("note: " + KERNEL_NEEDS.format(marker=written.marker.name, course=find_course(course).root))
     click.echo(f"next: cd {out_dir} && nbgrader generate_assignment {written.assignment}")
     return 0

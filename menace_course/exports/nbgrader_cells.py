@@ -9,12 +9,8 @@ write them; nbgrader validates them when it reads the notebook.
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any
-
-from menace_course.checking.suite import Case
-from menace_course.errors import CourseError
 
 SCHEMA_VERSION = 3
 _CELL_ID = re.compile(r"[^A-Za-z0-9_-]")
@@ -57,54 +53,6 @@ def code_cell(
         "outputs": [],
         "source": _lines(source),
     }
-
-
-def python_literal(value: Any) -> str:
-    """``repr(value)``, checked to read back as the same value (examples come from TOML).
-
-    Raises:
-        CourseError: the value has no literal form (a TOML date, for example).
-    """
-    text = repr(value)
-    try:
-        same = ast.literal_eval(text) == value
-    except (ValueError, SyntaxError):
-        same = False
-    if not same:
-        raise CourseError(f"the example value {text} cannot be written as Python code in a notebook")
-    return text
-
-
-def string_literal(text: str) -> str:
-    """A readable Python literal for a long text: a raw triple-quoted string where it can be."""
-    if "'''" not in text and not text.endswith("\\") and "\r" not in text:
-        return "r'''" + text + "'''"
-    return repr(text)
-
-
-def hidden_test_cell(
-    case: Case, hint_words: str, module_source: str, filename: str, references: dict[str, str]
-) -> dict[str, Any]:
-    """A test cell whose code nbgrader hides from students: they see the title and hint."""
-    points = f"{case.points:g} point{'s' if case.points != 1 else ''}"
-    lines = [f"# Hidden test ({points}): {case.title}"]
-    if hint_words:
-        lines.append("# If it fails: " + " ".join(hint_words.split()))
-    lines += [
-        "### BEGIN HIDDEN TESTS",
-        "run_hidden_test(",
-        f"    {case.name!r},",
-        f"    title={case.title!r},",
-        f"    hint_words={hint_words!r},",
-        f"    filename={filename!r},",
-        "    references={",
-        *(f"        {name!r}: {string_literal(text)}," for name, text in sorted(references.items())),
-        "    },",
-        f"    source={string_literal(module_source)},",
-        ")",
-        "### END HIDDEN TESTS",
-    ]
-    return code_cell("\n".join(lines) + "\n", grade_id=case.name, points=case.points)
 
 
 def notebook(cells: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,11 +1,12 @@
-"""The nbgrader export: the notebook's cells and metadata, and grades that agree with menace.
+"""The nbgrader export: cells that hold no secret, grades that are menace's own.
 
-Most tests need no nbgrader: they read the exported notebook, or run its code cells one
-by one in a fresh namespace the way nbgrader's kernel does and score each test cell as
-nbgrader does (0 on an error or any stderr output, else its points). The tests marked
-``nbgrader`` run the real thing (``tox -e nbgrader``): ``generate_assignment`` and
-``autograde`` on notebook submissions, read back from nbgrader's gradebook. They are
-skipped where nbgrader is not installed, unless ``MENACE_REQUIRE_NBGRADER=1``.
+Most tests need no nbgrader: they read the exported notebook, or run its cells in a fresh
+namespace the way nbgrader's kernel does (the checks cell reading the answer the way it
+reads a kernel's history) and score each test cell as nbgrader does (0 on an error, else
+its points). The tests marked ``nbgrader`` run the real thing (``tox -e nbgrader``):
+``generate_assignment``, ``autograde`` and ``generate_feedback`` on notebook submissions,
+read back from nbgrader's gradebook and feedback. They are skipped where nbgrader is not
+installed, unless ``MENACE_REQUIRE_NBGRADER=1``.
 """
 
 from __future__ import annotations
@@ -15,39 +16,40 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 
 from menace_course import catalog
-from menace_course.autograders.nbgrader import GRADING_SETTINGS
+from menace_course.autograders import nbgrader as kernel
 from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import collect
-from menace_course.checking.testing import GRADING_PROFILE
 from menace_course.course import find_course
-from menace_course.errors import CourseError, UnknownChallenge, UsageError
-from menace_course.exports.nbgrader import (
-    build_notebook,
-    checks_source,
-    export_assignment,
-    hidden_module_source,
-)
+from menace_course.errors import UnknownChallenge, UsageError
+from menace_course.exports.nbgrader import build_notebook, export_assignment
 from menace_course.models import Outcome
 from tests.conftest import REPO, run_menace
 
 COURSE = find_course(REPO)
-HIDDEN_REGION = re.compile(r"### BEGIN (HIDDEN TESTS|SOLUTION).*?### END (HIDDEN TESTS|SOLUTION)\n?", re.S)
+SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION.*?### END SOLUTION\n?", re.S)
+RIGHT = (COURSE.reference_dir / "after_game.py").read_text()
 
 
 def nbgrader_metadata(cell: dict) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
 
 
-def run_like_nbgrader(document: dict, answer: str) -> dict[str, bool]:
-    """Run the code cells in order in one namespace; score each test cell as nbgrader does."""
+def run_like_nbgrader(document: dict, answer: str, monkeypatch, course: Path = REPO) -> dict[str, bool]:
+    """Run the code cells in order in one namespace; score each test cell as nbgrader does.
+
+    The checks cell reads the cells run before it from the kernel's history; here that
+    history is the answer, as nbgrader would have run it.
+    """
+    monkeypatch.setattr(kernel, "executed_cells", lambda: [answer])
+    monkeypatch.setenv("MENACE_COURSE", str(course))
     namespace: dict = {"__name__": "__main__"}
     scores = {}
     for cell in document["cells"]:
@@ -55,15 +57,14 @@ def run_like_nbgrader(document: dict, answer: str) -> dict[str, bool]:
             continue
         meta = nbgrader_metadata(cell)
         source = answer if meta.get("solution") else "".join(cell["source"])
-        stderr = io.StringIO()
         try:
-            with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(source, meta["grade_id"], "exec"), namespace)
             ok = True
         except Exception:
             ok = False
         if meta.get("grade"):
-            scores[meta["grade_id"]] = ok and not stderr.getvalue()
+            scores[meta["grade_id"]] = ok
     return scores
 
 
@@ -95,16 +96,18 @@ def test_answer_cell_holds_the_reference_between_solution_markers():
     answer = [c for c in document["cells"] if nbgrader_metadata(c).get("solution")]
     assert len(answer) == 1 and not nbgrader_metadata(answer[0])["grade"]
     source = "".join(answer[0]["source"])
-    reference = (COURSE.reference_dir / "after_game.py").read_text().rstrip()
+    reference = RIGHT.rstrip()
     assert source.index("### BEGIN SOLUTION") < source.index(reference) < source.index("### END SOLUTION")
     checks = next(c for c in document["cells"] if nbgrader_metadata(c).get("grade_id") == "checks")
     assert nbgrader_metadata(checks)["locked"] and not nbgrader_metadata(checks)["grade"]
+    assert "check_notebook('after_game')" in "".join(checks["source"])
 
 
 @pytest.mark.parametrize("slug", catalog.list_slugs(COURSE))
-def test_students_copy_keeps_no_line_of_the_hidden_tests_or_the_reference(slug):
+def test_no_cell_holds_a_line_of_the_hidden_tests_or_the_reference(slug):
+    # Not even in a hidden region: the graded notebook, and so nbgrader's feedback, has none.
     document = build_notebook(COURSE, catalog.load_challenge(COURSE, slug)).document
-    released = "\n".join(HIDDEN_REGION.sub("", "".join(c["source"])) for c in document["cells"])
+    cells = "\n".join(SOLUTION_REGION.sub("", "".join(c["source"])) for c in document["cells"])
     private = [*(COURSE.hidden_tests_dir / slug).glob("*.py"), COURSE.reference_dir / f"{slug}.py"]
     challenge = catalog.load_challenge(COURSE, slug)
     public = "\n".join(
@@ -114,70 +117,99 @@ def test_students_copy_keeps_no_line_of_the_hidden_tests_or_the_reference(slug):
         code
         for path in private
         for code in (line.strip() for line in path.read_text().splitlines())
-        if len(code) >= 24 and not code.startswith(("#", '"""')) and code in released and code not in public
+        if len(code) >= 12 and not code.startswith(("#", '"""')) and code in cells and code not in public
     ]
     assert leaks == []
-    assert "### BEGIN HIDDEN TESTS" in "".join("".join(c["source"]) for c in document["cells"])
+    assert "HIDDEN TESTS" not in cells and "import menace_course.checking" not in cells
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("slug", ["after_game", "opening_box", "name"])
-def test_notebook_scores_each_answer_test_by_test_as_menace_does(slug):
+def test_notebook_scores_each_answer_test_by_test_as_menace_does(slug, monkeypatch):
     document = build_notebook(COURSE, catalog.load_challenge(COURSE, slug)).document
     for path in answers(slug):
-        assert run_like_nbgrader(document, path.read_text()) == menace_verdicts(slug, path), path.name
+        assert run_like_nbgrader(document, path.read_text(), monkeypatch) == menace_verdicts(slug, path), (
+            path.name
+        )
 
 
-def test_checks_cell_grades_under_menaces_hypothesis_profile():
-    namespace: dict = {}
-    exec(checks_source(2.0), namespace)
-    profile = settings.get_profile(GRADING_PROFILE)
-    assert namespace["GRADING_SETTINGS"] == {key: getattr(profile, key) for key in GRADING_SETTINGS}
-    assert namespace["CALL_SECONDS"] == 2.0
-
-
-def test_a_call_that_runs_too_long_fails_and_the_function_is_not_called_again():
-    namespace: dict = {}
-    exec("def spin(n):\n    while True:\n        pass\n", namespace)
-    exec(checks_source(0.2), namespace)
-    for _ in range(2):
-        with pytest.raises(AssertionError, match="spin"):
-            namespace["submission"].spin(1)
-    assert [c.outcome.status for c in namespace["submission"].calls] == ["timeout", "dead"]
-
-
-def test_a_failed_hidden_test_says_only_its_title_and_hint():
+def test_a_failed_hidden_test_says_only_its_title_and_hint(monkeypatch):
     document = build_notebook(COURSE, catalog.load_challenge(COURSE, "after_game")).document
-    namespace: dict = {}
     wrong = (COURSE.challenges_dir / "after_game" / "wrong" / "no_floor.py").read_text()
+    monkeypatch.setattr(kernel, "executed_cells", lambda: [wrong])
+    monkeypatch.setenv("MENACE_COURSE", str(REPO))
+    namespace: dict = {}
     for cell in document["cells"]:
         meta = nbgrader_metadata(cell)
         if cell["cell_type"] != "code":
             continue
         if meta.get("grade_id") == "loss_on_an_empty_colour_stays_at_zero":
+            assert "A loss on a square that has no beads left" in "".join(cell["source"])
             with pytest.raises(AssertionError) as failed:
                 exec("".join(cell["source"]), namespace)
             message = str(failed.value)
-            assert message.startswith("hidden test failed: A loss on a square that has no beads left")
-            assert "Hint: A count never goes below 0" in message and "[" not in message
-            assert failed.value.__suppress_context__
+            assert "✗ A loss on a square that has no beads left keeps it at 0" in message
+            assert "hint: A count never goes below 0" in message and "[" not in message
             return
         exec(wrong if meta.get("solution") else "".join(cell["source"]), namespace)
     pytest.fail("no such test cell")
 
 
-def test_hidden_tests_may_import_only_what_the_checks_cell_offers(tmp_path):
-    path = tmp_path / "test_x.py"
-    path.write_text("from menace_course.checking.testing import expect, marks_of\n")
-    with pytest.raises(CourseError, match="marks_of"):
-        hidden_module_source(path)
-    path.write_text("from menace_course.checking.testing import (\n    expect,\n    hint,\n)\nX = 1\n")
-    assert hidden_module_source(path) == "\n\n\n\nX = 1\n"
+def kit_course(tmp_path: Path) -> Path:
+    """A course with no hidden tests (like the student kit)."""
+    root = tmp_path / "kit"
+    shutil.copytree(REPO / "challenges", root / "challenges")
+    shutil.copytree(REPO / "feedback_templates", root / "feedback_templates")
+    return root
+
+
+def test_a_grading_kernel_without_the_hidden_tests_refuses_to_grade_and_says_why(tmp_path):
+    grading = kernel.Place(kit_course(tmp_path), grading=True)
+    with pytest.raises(kernel.KernelNotReady, match="has no hidden tests: set MENACE_COURSE"):
+        kernel._check("after_game", [RIGHT], grading)
+
+
+def test_a_students_kernel_runs_the_examples_and_says_when_the_hidden_tests_run(tmp_path, capsys):
+    checks = kernel._check("after_game", [RIGHT], kernel.Place(kit_course(tmp_path), grading=False))
+    checks.test("example_1")
+    checks.test("loss_on_an_empty_colour_stays_at_zero")
+    assert "it runs when your work is graded" in capsys.readouterr().out
+
+
+def test_grading_is_where_menace_json_or_menace_course_says(tmp_path, monkeypatch):
+    monkeypatch.delenv("MENACE_COURSE", raising=False)
+    (tmp_path / "autograded" / "ada").mkdir(parents=True)
+    assert kernel.where_we_are(tmp_path / "autograded" / "ada") == kernel.Place(None, grading=False)
+    (tmp_path / "menace.json").write_text(json.dumps({"course": str(REPO)}))
+    assert kernel.where_we_are(tmp_path / "autograded" / "ada") == kernel.Place(REPO, grading=True)
+    monkeypatch.setenv("MENACE_COURSE", str(tmp_path))
+    assert kernel.where_we_are(tmp_path / "autograded" / "ada") == kernel.Place(tmp_path, grading=True)
+
+
+FUNCTION_THEN_ONE_OVER_ZERO = RIGHT.rstrip() + "\n\n1 / 0\n"
+
+
+@pytest.mark.slow
+def test_a_correct_function_then_one_over_zero_scores_the_function_in_a_notebook_and_zero_in_a_file(
+    tmp_path, monkeypatch
+):
+    # The rule (docs/nbgrader in the export's docstring): a notebook runs as Jupyter runs it,
+    # a cell that stops is left out; a .py file is imported as Python imports it.
+    document = build_notebook(COURSE, catalog.load_challenge(COURSE, "after_game")).document
+    assert all(run_like_nbgrader(document, FUNCTION_THEN_ONE_OVER_ZERO, monkeypatch).values())
+    suite = collect(COURSE, catalog.load_challenge(COURSE, "after_game"))
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": FUNCTION_THEN_ONE_OVER_ZERO}]
+    notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+    as_notebook = check_submission(("answer.ipynb", notebook), suite, "process")
+    as_file = check_submission(("answer.py", FUNCTION_THEN_ONE_OVER_ZERO.encode()), suite, "process")
+    assert as_notebook.passed and as_notebook.score == 15
+    assert as_file.status.value == "load_error" and as_file.score == 0
 
 
 def test_an_existing_assignment_is_kept_unless_forced_and_the_config_is_never_overwritten(tmp_path):
     first = export_assignment(COURSE, "after_game", tmp_path)
     assert first.config_written and first.test_cells == 15
+    assert json.loads(first.marker.read_text()) == {"course": str(COURSE.root)}
     first.config.write_text("# the instructor's own settings\n")
     with pytest.raises(UsageError, match="--force"):
         export_assignment(COURSE, "after_game", tmp_path)
@@ -190,10 +222,11 @@ def test_an_existing_assignment_is_kept_unless_forced_and_the_config_is_never_ov
 # -- the real nbgrader --------------------------------------------------------------------
 
 STUDENTS = {
-    "right": COURSE.reference_dir / "after_game.py",
-    "no_floor": COURSE.challenges_dir / "after_game" / "wrong" / "no_floor.py",
-    "changes_the_list": COURSE.challenges_dir / "after_game" / "wrong" / "changes_the_list.py",
-    "returns_a_tuple": COURSE.challenges_dir / "after_game" / "wrong" / "returns_a_tuple.py",
+    "right": RIGHT,
+    "no_floor": (COURSE.challenges_dir / "after_game" / "wrong" / "no_floor.py").read_text(),
+    "changes_the_list": (COURSE.challenges_dir / "after_game" / "wrong" / "changes_the_list.py").read_text(),
+    "returns_a_tuple": (COURSE.challenges_dir / "after_game" / "wrong" / "returns_a_tuple.py").read_text(),
+    "then_one_over_zero": FUNCTION_THEN_ONE_OVER_ZERO,
 }
 
 
@@ -206,10 +239,11 @@ def nbgrader_cli():
             pytest.fail("nbgrader is not installed, but MENACE_REQUIRE_NBGRADER=1 requires it")
         pytest.skip("nbgrader is not installed (tox -e nbgrader runs these tests)")
 
-    def run(course_dir: Path, *args: str) -> str:
+    def run(course_dir: Path, *args: str, ok: bool = True, **env_extra: str) -> str:
         # nbgrader starts `alembic` and a kernel by name: this interpreter's scripts come first.
         path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-        env = {**os.environ, "HOME": str(course_dir.parent / "home"), "PATH": path}
+        env = {k: v for k, v in os.environ.items() if k != "MENACE_COURSE"}  # menace.json decides
+        env.update(HOME=str(course_dir.parent / "home"), PATH=path, **env_extra)
         done = subprocess.run(
             [sys.executable, "-m", "nbgrader", *args],
             cwd=course_dir,
@@ -218,8 +252,9 @@ def nbgrader_cli():
             text=True,
             timeout=900,
         )
-        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-        return done.stdout + done.stderr
+        output = done.stdout + done.stderr
+        assert (done.returncode == 0) == ok, output[-3000:]
+        return output
 
     return run
 
@@ -234,38 +269,75 @@ def _submit(course_dir: Path, student: str, answer: str | None) -> None:
     (folder / "after_game.ipynb").write_text(json.dumps(release))
 
 
+def _menace_says(answer: str) -> dict[str, bool]:
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": answer}]
+    notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+    suite = collect(COURSE, catalog.load_challenge(COURSE, "after_game"))
+    report = check_submission(("answer.ipynb", notebook), suite, "process")
+    return {t.name: t.outcome is Outcome.PASSED for t in report.tests}
+
+
 @pytest.mark.nbgrader
-def test_real_nbgrader_accepts_the_export_and_its_grades_agree_with_menace(tmp_path, nbgrader_cli):
+def test_real_nbgrader_grades_as_menace_does_and_its_feedback_holds_no_hidden_test(tmp_path, nbgrader_cli):
     from nbgrader.api import Gradebook
 
     course_dir = tmp_path / "course"
     export_assignment(COURSE, "after_game", course_dir)
     nbgrader_cli(course_dir, "generate_assignment", "after_game")
     released = (course_dir / "release" / "after_game" / "after_game.ipynb").read_text()
-    assert (
-        "BEGIN HIDDEN" not in released
-        and "REWARD" not in released
-        and "raise NotImplementedError" in released
-    )
-    for student, path in STUDENTS.items():
-        _submit(course_dir, student, path.read_text())
+    assert "REWARD" not in released and "raise NotImplementedError" in released
+    for student, answer in STUDENTS.items():
+        _submit(course_dir, student, answer)
     _submit(course_dir, "unanswered", None)
-    nbgrader_cli(course_dir, "autograde", "after_game")
+    graded = nbgrader_cli(course_dir, "autograde", "after_game")
+    assert "checksum" not in graded, "the test cells are the same in the students' copy"
     with contextlib.closing(Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}")) as gradebook:
-        for student, path in [*STUDENTS.items(), ("unanswered", None)]:
+        for student, answer in [*STUDENTS.items(), ("unanswered", None)]:
             submission = gradebook.find_submission_notebook("after_game", "after_game", student)
             nbgrader_says = {g.name: g.score == g.max_score for g in submission.grades if g.name != "answer"}
-            if path is None:
+            if answer is None:
                 assert not any(nbgrader_says.values())
                 continue
-            assert nbgrader_says == menace_verdicts("after_game", path), student
+            assert nbgrader_says == _menace_says(answer), student
+    assert all(_menace_says(FUNCTION_THEN_ONE_OVER_ZERO).values())
+    nbgrader_cli(course_dir, "generate_feedback", "after_game")
+    feedback = (course_dir / "feedback" / "no_floor" / "after_game" / "after_game.html").read_text()
+    assert "A loss on a square that has no beads left keeps it at 0" in feedback
+    private = [*(COURSE.hidden_tests_dir / "after_game").glob("*.py"), COURSE.reference_dir / "after_game.py"]
+    leaks = [
+        code
+        for path in private
+        for code in (line.strip() for line in path.read_text().splitlines())
+        if len(code) >= 16
+        and not code.startswith(("#", '"""'))
+        and code in feedback
+        and code not in STUDENTS["no_floor"]  # the student's own answer is in their feedback
+    ]
+    assert leaks == []
 
 
-def test_menace_export_nbgrader_writes_the_course_and_names_the_next_step(tmp_path):
+@pytest.mark.nbgrader
+def test_real_nbgrader_without_the_hidden_tests_grades_nothing_and_says_why(tmp_path, nbgrader_cli):
+    from nbgrader.api import Gradebook
+
+    course_dir = tmp_path / "course"
+    export_assignment(COURSE, "after_game", course_dir)
+    nbgrader_cli(course_dir, "generate_assignment", "after_game")
+    _submit(course_dir, "ada", RIGHT)
+    output = nbgrader_cli(
+        course_dir, "autograde", "after_game", ok=False, MENACE_COURSE=str(kit_course(tmp_path))
+    )
+    assert "has no hidden tests" in output or "Kernel died" in output
+    with contextlib.closing(Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}")) as gradebook:
+        assert not gradebook.find_submission("after_game", "ada").notebooks[0].grades[0].auto_score
+
+
+def test_menace_export_nbgrader_writes_the_course_and_says_what_the_kernel_needs(tmp_path):
     done = run_menace("export", "nbgrader", "--challenge", "after_game", "--out", str(tmp_path / "nb"))
     assert done.returncode == 0, done.stderr
     assert (
         "15 test cells, 15 points" in done.stdout and "nbgrader generate_assignment after_game" in done.stdout
     )
+    assert "needs menace-course installed" in done.stdout and "menace.json" in done.stdout
     again = run_menace("export", "nbgrader", "--challenge", "after_game", "--out", str(tmp_path / "nb"))
     assert again.returncode == 2 and "--force" in again.stderr and "Traceback" not in again.stderr
