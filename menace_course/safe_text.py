@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 #: Longest piece of student-made text shown (Exercism's 500-character rule).
@@ -112,7 +113,7 @@ def csv_cell(value: object) -> str:
     return text
 
 
-def csv_row(values: list[object]) -> list[str]:
+def csv_row(values: Sequence[object]) -> list[str]:
     """:func:`csv_cell` on every cell of a row."""
     return [csv_cell(value) for value in values]
 

@@ -15,8 +15,9 @@ from menace_course.commands.options import results_option
 from menace_course.errors import UsageError
 from menace_course.exports import read_results
 from menace_course.exports.canvas import export_canvas
-from menace_course.exports.moodle import write_worksheet
+from menace_course.exports.moodle import DEFAULT_MAX_GRADE, write_worksheet
 from menace_course.exports.plain_csv import write_plain
+from menace_course.safe_text import printable
 
 
 @click.command("canvas")
@@ -40,13 +41,20 @@ from menace_course.exports.plain_csv import write_plain
     metavar='"TITLE (ID)"',
     help="The assignment's column (default: found by title).",
 )
-def canvas(out: Path, gradebook: Path, import_file: Path, column: str | None) -> int:
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace grades already in the column with different ones, without a word.",
+)
+def canvas(out: Path, gradebook: Path, import_file: Path, column: str | None, overwrite: bool) -> int:
     """Fill the assignment's column of a Canvas gradebook with the grades in OUT.
 
     \b
     Every other cell stays as it was. Import the file in Canvas: Grades → Import.
-    Exit code: 0 when every graded student was matched to a gradebook row, 1 when some
-    were not (they are listed, and their grades are not in the file), 2 for bad input.
+    A grade already in the column that differs from the new one is kept, and the
+    student listed, unless you pass --overwrite.
+    Exit code: 0 when every graded student's grade is in the file, 1 when some are not
+    (no matching row, or a different grade kept: they are listed), 2 for bad input.
 
     \b
     Example:
@@ -55,7 +63,7 @@ def canvas(out: Path, gradebook: Path, import_file: Path, column: str | None) ->
     if import_file.resolve() == gradebook.resolve():
         raise UsageError("--out must not be the --gradebook file itself: keep Canvas's export as it is")
     results = read_results(out)
-    filled = export_canvas(results, gradebook, import_file, column)
+    filled = export_canvas(results, gradebook, import_file, column, overwrite)
     verb = "added the new column" if filled.new_column else "filled the column"
     click.echo(f"{verb} {filled.column!r} for {len(filled.matched)} of {len(results)} graded students")
     if filled.new_column:
@@ -63,9 +71,21 @@ def canvas(out: Path, gradebook: Path, import_file: Path, column: str | None) ->
     if filled.scale != 1.0:
         click.echo(f"note: scores scaled to the assignment's {filled.points_possible:g} points possible")
     for result, why in filled.unmatched:
-        click.secho(f"menace: NOT EXPORTED: {result.row.student} ({why})", err=True, fg="red", bold=True)
+        name = printable(result.row.student)
+        click.secho(f"menace: NOT EXPORTED: {name} ({printable(why)})", err=True, fg="red", bold=True)
+    if filled.kept:
+        click.secho(
+            f"menace: {len(filled.kept)} students already have a different grade in {filled.column!r}; "
+            "it was KEPT (run again with --overwrite to replace it):",
+            err=True,
+            fg="red",
+            bold=True,
+        )
+        for result, old, new in filled.kept:
+            name = printable(result.row.student)
+            click.secho(f"  {name}: {printable(old)} kept, {new} not written", err=True)
     click.echo(f"wrote {import_file}; in Canvas: Grades → Import")
-    return 1 if filled.unmatched else 0
+    return 1 if filled.unmatched or filled.kept else 0
 
 
 @click.command("moodle")
@@ -77,27 +97,58 @@ def canvas(out: Path, gradebook: Path, import_file: Path, column: str | None) ->
     type=click.Path(dir_okay=False, path_type=Path),
     help="The CSV to import into Moodle.",
 )
-def moodle(out: Path, import_file: Path) -> int:
+@click.option(
+    "--max-grade",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_MAX_GRADE,
+    show_default=True,
+    help="The Moodle assignment's maximum grade: grades are scaled to it.",
+)
+def moodle(out: Path, import_file: Path, max_grade: float) -> int:
     """Write OUT's grades and feedback as a CSV for Moodle's import.
+
+    \b
+    Moodle reads a grade on the scale of the assignment's maximum grade (100 unless you
+    changed it), so each score is scaled to --max-grade: 12 of 15 points is 80.
 
     \b
     Example:
       menace export moodle --results graded/ --out moodle.csv
+      menace export moodle --results graded/ --out moodle.csv --max-grade 15
     """
     results = read_results(out)
-    without_id = write_worksheet(out, results, import_file)
+    sheet = write_worksheet(out, results, import_file, max_grade)
     click.echo(f"wrote {import_file}: {len(results)} students")
-    if without_id == 0:
+    if round(sheet.max_score, 6) != round(max_grade, 6):
+        click.secho(
+            f"grades are SCALED from {sheet.max_score:g} points to {max_grade:g} (--max-grade): "
+            f"the Moodle assignment's maximum grade must be {max_grade:g}; if it is not, run again "
+            "with --max-grade set to it",
+            fg="yellow",
+            bold=True,
+        )
+    else:
+        click.echo(f"grades are in points, out of {max_grade:g}, the Moodle assignment's maximum grade")
+    if sheet.without_id == 0:
         click.echo(
             "in Moodle, open the assignment: View all submissions → Grading action → Upload grading "
             "worksheet (the feedback type 'Offline grading worksheet' must be on)"
         )
     else:
         click.echo(
-            f"{without_id} students have no Moodle participant id (their files did not come from "
+            f"{sheet.without_id} students have no Moodle participant id (their files did not come from "
             "Moodle's download): their Identifier is their name as graded. Import the file in "
             "Grades → Import → CSV file, mapping Identifier to username or email address and "
             "Grade to the assignment."
+        )
+    if sheet.escaped:
+        names = ", ".join(printable(name) for name in sheet.escaped)
+        click.secho(
+            f"menace: {len(sheet.escaped)} identifiers start like a spreadsheet formula and were written "
+            f"with a leading ' so that no spreadsheet runs them; Moodle will not match them: {names}",
+            err=True,
+            fg="red",
+            bold=True,
         )
     return 0
 

@@ -29,7 +29,8 @@ from menace_course.exports.gradescope_results import VISIBILITIES
     type=click.Choice(VISIBILITIES),
     default="after_published",
     show_default=True,
-    help="When students see the hidden tests' names and hints (Gradescope's visibility).",
+    help="When students see the hidden tests' names and hints (Gradescope's visibility; "
+    "hidden is refused for tests that carry points).",
 )
 @sandbox_option("How the autograder isolates student code (auto: bubblewrap where the container allows it).")
 @force_option("Replace the zip if it exists.")

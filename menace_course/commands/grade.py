@@ -149,7 +149,7 @@ def grade(
         click.secho(f"menace: {NO_SANDBOX_WARNING}", err=True, fg="red", bold=True)
     request = Request(submissions, out, the_course, challenge, kind, jobs or _default_jobs(), regrade)
     summary = _run_with_progress(request)
-    _print_summary(summary, out)
+    _print_summary(summary, out, regrade)
     if summary.feedback_errors:
         raise CourseError(
             f"the feedback of {len(summary.feedback_errors)} students could not be written "
@@ -193,7 +193,7 @@ def _run_with_progress(request: Request) -> Summary:
             ) from error
 
 
-def _print_summary(summary: Summary, out: Path) -> None:
+def _print_summary(summary: Summary, out: Path, regrade: bool = False) -> None:
     stats = summary.stats
     rate = summary.graded / summary.seconds if summary.seconds else 0.0
     not_run = stats.students - stats.ran - stats.statuses[GRADER_ERROR]
@@ -207,6 +207,8 @@ def _print_summary(summary: Summary, out: Path) -> None:
     )
     for change in summary.changes:
         click.echo(f"  score changed: {change.student}: {number(change.before)} -> {number(change.after)}")
+    if regrade and summary.graded and not summary.changes:
+        click.echo("No score changed (every submission graded before kept its score).")
     if summary.ignored:
         click.echo(f"Left out (system or hidden files): {', '.join(summary.ignored)}")
     if summary.orphans:

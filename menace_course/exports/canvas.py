@@ -12,12 +12,18 @@ else by SIS login or SIS user id (a plain ``jdoe.py`` is the student ``jdoe``), 
 name ("Doe, Jane" is ``doejane`` and ``janedoe``), and only when the match is unique. A
 result that matches no row, or the same row as another, is never dropped quietly: it is
 listed, and the command exits with 1.
+
+A grade already in the column is never replaced by a different one unless asked
+(``overwrite``): the old grade stays, the student is listed, and the command exits with 1.
+
+The file may be opened in a spreadsheet before it is imported: a cell that would start a
+formula gets a leading ``'`` (:func:`~menace_course.safe_text.csv_cell`; numbers, ``-`` and
+``EX`` never do), and a cell holding either separator (``,`` or ``;``) or a tab is quoted,
+whatever the file's own separator, so no cell can split into two.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +31,7 @@ from menace_course.errors import UsageError
 from menace_course.exports import Graded
 from menace_course.exports.canvas_gradebook import Gradebook, read_gradebook
 from menace_course.grading.record import number
+from menace_course.safe_text import csv_cell
 
 
 @dataclass
@@ -37,6 +44,8 @@ class Filled:
     unmatched: list[tuple[Graded, str]] = field(default_factory=list)  #: result, why
     scale: float = 1.0  #: points possible / our max score, when Canvas's differs
     points_possible: float | None = None
+    #: results whose row already had a different grade, kept: (result, grade kept, grade not written)
+    kept: list[tuple[Graded, str, str]] = field(default_factory=list)
 
 
 def _norm(text: str) -> str:
@@ -83,7 +92,20 @@ def _match(result: Graded, index: dict[str, dict[str, list[int]]]) -> tuple[int 
     return None, f"no gradebook row has the SIS login, SIS user id or name {row.student!r}"
 
 
-def fill(book: Gradebook, results: list[Graded], column: str | None, challenge_title: str) -> Filled:
+def _same_grade(old: str, new: str) -> bool:
+    try:
+        return abs(float(old.strip().replace(",", ".")) - float(new)) < 0.005
+    except ValueError:
+        return False
+
+
+def fill(
+    book: Gradebook,
+    results: list[Graded],
+    column: str | None,
+    challenge_title: str,
+    overwrite: bool = False,
+) -> Filled:
     """Put each result's score in the assignment's column (see the module's docstring).
 
     Raises:
@@ -110,26 +132,40 @@ def fill(book: Gradebook, results: list[Graded], column: str | None, challenge_t
             names = ", ".join(c.row.student for c in claimants)
             filled.unmatched += [(c, f"the same gradebook row as {names}") for c in claimants]
             continue
+        new = number(claimants[0].row.score * filled.scale)
+        row = book.rows[row_index]
+        old = row[index].strip() if index < len(row) else ""
+        if old not in ("", "-") and not _same_grade(old, new) and not overwrite:
+            filled.kept.append((claimants[0], old, new))
+            continue
         filled.matched[row_index] = claimants[0]
-        book.set_cell(row_index, index, number(claimants[0].row.score * filled.scale))
+        book.set_cell(row_index, index, new)
     return filled
 
 
+def _cell(value: str) -> str:
+    text = csv_cell(value) if value.strip() != "EX" else value
+    if any(char in text for char in ',;\t"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def write_gradebook(book: Gradebook, path: Path) -> None:
-    """Write the gradebook in the format it was read in."""
-    buffer = io.StringIO()
-    csv.writer(buffer, delimiter=book.delimiter, lineterminator=book.newline).writerows(book.rows)
-    text = ("\ufeff" if book.bom else "") + buffer.getvalue()
+    """Write the gradebook in the format it was read in (see the module's docstring for cells)."""
+    lines = (book.delimiter.join(_cell(value) for value in row) for row in book.rows)
+    text = ("\ufeff" if book.bom else "") + "".join(line + book.newline for line in lines)
     try:
         path.write_text(text, encoding="utf-8", newline="")
     except OSError as error:
         raise UsageError(f"cannot write {path}: {error.strerror}") from error
 
 
-def export_canvas(results: list[Graded], gradebook: Path, out: Path, column: str | None) -> Filled:
+def export_canvas(
+    results: list[Graded], gradebook: Path, out: Path, column: str | None, overwrite: bool = False
+) -> Filled:
     """Read the gradebook, fill the column, write the import file."""
     book = read_gradebook(gradebook)
     title = results[0].record.get("title", "") if results else ""
-    filled = fill(book, results, column, title)
+    filled = fill(book, results, column, title, overwrite)
     write_gradebook(book, out)
     return filled

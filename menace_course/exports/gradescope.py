@@ -146,6 +146,34 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, *, executable: bool =
     archive.writestr(info, data)
 
 
+def check_visibility(hidden: str, tests: list[tuple[float, bool]]) -> None:
+    """Refuse Gradescope's ``hidden`` visibility for hidden tests that carry points.
+
+    Gradescope documents ``hidden`` for tests that give no points: a hidden test is never
+    shown to a student, not even after grades are published, and while any test is
+    hidden the student sees no total. Points hidden that way make a score that no
+    student can check or understand. ``after_published`` (the default) shows the hidden
+    tests' names, hints and points once grades are published, and ``after_due_date``
+    after the due date; before then students see only the examples.
+
+    Raises:
+        UsageError: ``hidden`` is ``hidden`` and some hidden test carries points.
+    """
+    if hidden != "hidden":
+        return
+    scored = [points for points, visible in tests if not visible and points > 0]
+    if scored:
+        total = sum(points for points, _ in tests)
+        raise UsageError(
+            f"--hidden-visibility hidden would hide {len(scored)} tests worth {sum(scored):g} of the "
+            f"{total:g} points for good: Gradescope never shows a hidden test, not even after grades "
+            "are published, and shows no total while any test is hidden, so students could neither "
+            "see nor check those points (Gradescope documents hidden for tests without points). "
+            "Use after_published (the default: the hidden tests appear, names and hints only, when "
+            "you publish grades) or after_due_date"
+        )
+
+
 def build_autograder(
     course: Course,
     slug: str,
@@ -159,7 +187,8 @@ def build_autograder(
 
     Raises:
         UnknownChallenge: no challenge ``slug`` (exit 2, with suggestions).
-        UsageError: ``out`` exists and ``force`` is False, or a bad visibility or sandbox.
+        UsageError: ``out`` exists and ``force`` is False, a bad visibility or sandbox, or
+            ``hidden`` visibility for hidden tests that carry points (:func:`check_visibility`).
         CourseError: the challenge's hidden tests cannot be loaded.
     """
     if hidden not in VISIBILITIES:
@@ -172,6 +201,7 @@ def build_autograder(
     if out.is_dir():
         raise UsageError(f"{out} is a folder; give the path of the zip to write")
     suite = collect_suite(course, challenge)
+    check_visibility(hidden, [(c.points, c.is_visible) for c in suite.cases])
     with tempfile.TemporaryDirectory(prefix="menace-gradescope-") as scratch:
         wheel = build_wheel(
             lambda target: fill_private_course(course, challenge, target),

@@ -15,6 +15,12 @@ feedback. The command says which of the two imports fits the file it wrote.
 
 The feedback comment is the HTML feedback ``menace grade`` wrote for the student (its
 ``<body>``), so students read in Moodle what the feedback files say.
+
+Moodle reads ``Grade`` on the scale of the assignment's grade item, whose maximum is 100
+unless the teacher changed it, not on the challenge's points: grades are scaled to
+``max_grade`` (``--max-grade``), and ``Maximum Grade`` says so. No cell can start a
+spreadsheet formula (:func:`~menace_course.safe_text.csv_cell`); an identifier that had
+to be escaped cannot match a Moodle user any more, and the command names those students.
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ from __future__ import annotations
 import csv
 import html
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from menace_course.errors import UsageError
 from menace_course.exports import Graded, feedback_file
 from menace_course.grading.record import number
 from menace_course.grading.store import atomic_writer
+from menace_course.safe_text import CSV_QUOTING, csv_cell, csv_row
 
 COLUMNS = (
     "Identifier",
@@ -37,6 +45,22 @@ COLUMNS = (
     "Last modified (grade)",
     "Feedback comments",
 )
+
+
+#: Moodle's default maximum grade for an assignment's grade item.
+DEFAULT_MAX_GRADE = 100.0
+
+
+@dataclass
+class Worksheet:
+    """What :func:`write_worksheet` wrote."""
+
+    students: int = 0
+    without_id: int = 0  #: students without a Moodle participant id (named as graded instead)
+    max_score: float = 0.0  #: the challenge's points, before scaling
+    max_grade: float = DEFAULT_MAX_GRADE
+    #: students whose identifier starts like a formula: written with a leading ``'``
+    escaped: list[str] = field(default_factory=list)
 
 
 def identifier(result: Graded) -> str:
@@ -57,25 +81,26 @@ def comment(out: Path, key: str) -> str:
     return f"<pre>{html.escape(text)}</pre>"
 
 
-def write_worksheet(out: Path, results: list[Graded], path: Path) -> int:
-    """Write the worksheet; return how many students have no Moodle participant id."""
+def write_worksheet(
+    out: Path, results: list[Graded], path: Path, max_grade: float = DEFAULT_MAX_GRADE
+) -> Worksheet:
+    """Write the worksheet, grades scaled from the challenge's points to ``max_grade``."""
     modified = time.strftime("%Y-%m-%d %H:%M:%S")
+    done = Worksheet(students=len(results), max_grade=max_grade)
     try:
         with atomic_writer(path, newline="") as handle:
-            writer = csv.writer(handle)
+            writer = csv.writer(handle, quoting=CSV_QUOTING)
             writer.writerow(COLUMNS)
             for result in results:
                 row = result.row
-                writer.writerow(
-                    [
-                        identifier(result),
-                        row.student,
-                        number(row.score),
-                        number(row.max_score),
-                        modified,
-                        comment(out, row.key),
-                    ]
-                )
+                done.max_score = max(done.max_score, row.max_score)
+                grade = row.score / row.max_score * max_grade if row.max_score else 0.0
+                name = identifier(result)
+                if csv_cell(name) != name:
+                    done.escaped.append(row.student)
+                cells = [name, row.student, number(grade), number(max_grade), modified, comment(out, row.key)]
+                writer.writerow(csv_row(cells))
     except OSError as error:
         raise UsageError(f"cannot write {path}: {error.strerror}") from error
-    return sum("moodle_id" not in r.row.lms for r in results)
+    done.without_id = sum("moodle_id" not in r.row.lms for r in results)
+    return done

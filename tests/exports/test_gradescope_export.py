@@ -28,7 +28,7 @@ from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import collect
 from menace_course.course import find_course
 from menace_course.errors import UnknownChallenge, UsageError
-from menace_course.exports.gradescope import build_autograder
+from menace_course.exports.gradescope import build_autograder, check_visibility
 from menace_course.exports.gradescope_results import SCHEMA, results_json
 from menace_course.sandbox.launch import bwrap_works
 from tests.conftest import REPO, run_menace
@@ -217,3 +217,19 @@ def test_menace_export_gradescope_writes_the_zip_and_says_what_is_in_it(tmp_path
     assert done.returncode == 0, done.stderr
     assert "15 tests (12 hidden, after_published on Gradescope), 15 points" in done.stdout
     assert zipfile.is_zipfile(tmp_path / "a.zip")
+
+
+def test_hidden_visibility_is_refused_for_hidden_tests_that_carry_points(tmp_path):
+    target = tmp_path / "a.zip"
+    argv = ("export", "gradescope", "--challenge", "after_game", "--out", str(target))
+    done = run_menace(*argv, "--hidden-visibility", "hidden")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "would hide 12 tests worth 12 of the 15 points" in done.stderr
+    assert "after_published" in done.stderr and not target.exists()
+
+
+def test_hidden_visibility_stays_allowed_for_tests_without_points():
+    check_visibility("hidden", [(1.0, True), (0.0, False)])  # an informational hidden test
+    check_visibility("after_published", [(1.0, False)])
+    with pytest.raises(UsageError, match="hidden for tests without points"):
+        check_visibility("hidden", [(1.0, True), (2.0, False)])

@@ -171,9 +171,73 @@ def test_moodle_worksheet_has_participant_ids_grades_and_html_feedback(
     by_id = {row["Identifier"]: row for row in table}
     assert set(by_id) == {"Participant 424242", "Participant 515151", "pat"}
     kim = by_id["Participant 424242"]
-    assert (kim["Full name"], kim["Grade"], kim["Maximum Grade"]) == ("Kim Lee", "15", "15")
+    assert (kim["Full name"], kim["Grade"], kim["Maximum Grade"]) == ("Kim Lee", "100", "100")
     assert kim["Last modified (grade)"]
     assert "<h1>" in kim["Feedback comments"] and "<html" not in kim["Feedback comments"]
+
+
+def test_moodle_grades_are_scaled_to_the_grade_items_maximum_and_it_says_so(
+    moodle_out: Path, tmp_path: Path, menace: Menace
+) -> None:
+    target = tmp_path / "moodle.csv"
+    ran = menace("export", "moodle", "--results", moodle_out, "--out", target)
+    assert "SCALED from 15 points to 100" in ran.out and "--max-grade" in ran.out
+    ola = next(
+        r for r in csv.DictReader(target.open(encoding="utf-8", newline="")) if r["Full name"] == "Ola Nowak"
+    )
+    points = float(next(r for r in read_results_rows(moodle_out) if r["student"] == "Ola Nowak")["score"])
+    assert float(ola["Grade"]) == pytest.approx(round(points / 15 * 100, 2))
+    in_points = menace("export", "moodle", "--results", moodle_out, "--out", target, "--max-grade", "15")
+    assert "SCALED" not in in_points.out and "in points, out of 15" in in_points.out
+    kim = next(
+        r for r in csv.DictReader(target.open(encoding="utf-8", newline="")) if r["Full name"] == "Kim Lee"
+    )
+    assert (kim["Grade"], kim["Maximum Grade"]) == ("15", "15")
+    refused = menace("export", "moodle", "--results", moodle_out, "--out", target, "--max-grade", "0")
+    assert refused.code == 2
+
+
+def read_results_rows(out: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader((out / "grades.csv").open(encoding="utf-8", newline="")))
+
+
+def with_grades(tmp_path: Path, grades: dict[str, str]) -> Path:
+    """The gradebook fixture with grades already in the assignment's column."""
+    rows_ = rows(GRADEBOOK)
+    column = rows_[0].index(COLUMN)
+    for row in rows_[2:]:
+        if row[0] in grades:
+            row[column] = grades[row[0]]
+    book = tmp_path / "gradebook.csv"
+    with book.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(rows_)
+    return book
+
+
+def test_canvas_keeps_a_different_grade_already_there_and_lists_who(
+    canvas_out: Path, tmp_path: Path, menace: Menace
+) -> None:
+    book = with_grades(tmp_path, {"Doe, Jane": "9.00", "Lee, Jordan": "15.00", "Smith, Alex": "EX"})
+    target = tmp_path / "import.csv"
+    ran = export_canvas(menace, canvas_out, book, target)
+    assert ran.code == 1
+    assert "2 students already have a different grade" in ran.err and "--overwrite" in ran.err
+    assert "doejane: 9.00 kept, 15 not written" in ran.err and "smithalex: EX kept" in ran.err
+    assert "jlee" not in ran.err  # the same grade: nothing to say
+    column = rows(book)[0].index(COLUMN)
+    scores = {row[0]: row[column] for row in rows(target)[2:]}
+    assert (scores["Doe, Jane"], scores["Smith, Alex"], scores["Lee, Jordan"]) == ("9.00", "EX", "15")
+
+
+def test_canvas_overwrite_replaces_them_without_a_word(
+    canvas_out: Path, tmp_path: Path, menace: Menace
+) -> None:
+    book = with_grades(tmp_path, {"Doe, Jane": "9.00"})
+    target = tmp_path / "import.csv"
+    ran = export_canvas(menace, canvas_out, book, target, "--overwrite")
+    assert ran.code == 0 and "different grade" not in ran.err
+    column = rows(book)[0].index(COLUMN)
+    assert {row[0]: row[column] for row in rows(target)[2:]}["Doe, Jane"] == "15"
 
 
 def test_plain_csv_has_one_row_per_student(moodle_out: Path, tmp_path: Path, menace: Menace) -> None:

@@ -84,10 +84,13 @@ def assert_no_formula(path: Path) -> list[list[str]]:
     for row in rows:
         for cell in row:
             assert not (cell.startswith(FORMULA_START) and not NUMBER.match(cell)), (path.name, cell)
-    # every cell is quoted, so a ";" inside one cannot start another where ";" separates
-    for line in path.read_text(encoding="utf-8-sig").splitlines():
-        if line:
+    # every cell is quoted, so a ";" inside one cannot start another where ";" separates:
+    # each record (a line outside any quoted cell) starts with a quote
+    inside = False
+    for line in path.read_text(encoding="utf-8-sig").split("\n"):
+        if line and not inside:
             assert line.startswith('"'), line
+        inside ^= line.count('"') % 2 == 1
     return rows
 
 
@@ -98,6 +101,63 @@ def test_grades_csv_cells_never_start_a_formula_and_every_student_is_there(grade
     for name in FORMULA_NAMES:
         shown = name.replace("\t", "\\t").replace("\r", "\\r")
         assert (("'" + shown) if shown.startswith(FORMULA_START) else shown) in students, shown
+
+
+def export(*args: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "menace_course", "export", *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False, cwd=REPO)
+
+
+def test_the_plain_and_moodle_exports_never_start_a_formula(graded: Path, tmp_path: Path) -> None:
+    plain = export("csv", "--results", str(graded), "--out", str(tmp_path / "plain.csv"))
+    assert plain.returncode == 0, plain.stderr
+    assert_no_formula(tmp_path / "plain.csv")
+    moodle = export("moodle", "--results", str(graded), "--out", str(tmp_path / "moodle.csv"))
+    assert moodle.returncode == 0, moodle.stderr
+    table = assert_no_formula(tmp_path / "moodle.csv")
+    identifiers = [row[0] for row in table[1:]]
+    assert "'+SUM(1,2)" in identifiers and "'@SUM(A1)" in identifiers
+    # Moodle cannot match an escaped identifier: the command says so, naming them
+    assert "identifiers start like a spreadsheet formula" in moodle.stderr and "+SUM(1,2)" in moodle.stderr
+
+
+def test_the_canvas_export_escapes_formulas_but_keeps_numbers_and_dashes(
+    graded: Path, tmp_path: Path
+) -> None:
+    book = tmp_path / "gradebook.csv"
+    book.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,MENACE (4567)\n"
+        "Points Possible,,,,,15\n"
+        '"=HYPERLINK(""http://evil.example/"",""x"")",1,+SUM(1,@evil(A1),x;=1+1,-\n'
+        "Plain Name,2,-3,u2,-,7.5\n",
+        encoding="utf-8",
+    )
+    target = tmp_path / "import.csv"
+    done = export(
+        "canvas", "--results", str(graded), "--gradebook", str(book), "--out", str(target), "--column", "4567"
+    )
+    assert done.returncode in (0, 1), done.stderr  # these students are not in the class: listed, exit 1
+    table = assert_no_formula_but_canvas(target)
+    assert table[2][:6] == [
+        '\'=HYPERLINK("http://evil.example/","x")',
+        "1",
+        "'+SUM(1",
+        "'@evil(A1)",
+        "x;=1+1",
+        "-",
+    ]
+    assert table[3] == ["Plain Name", "2", "-3", "u2", "-", "7.5"]
+    assert '"x;=1+1"' in target.read_text(encoding="utf-8")  # a ";" is quoted even in a "," file
+
+
+def assert_no_formula_but_canvas(path: Path) -> list[list[str]]:
+    """Like :func:`assert_no_formula`, for Canvas's own format (quoted only where needed)."""
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        rows = list(csv.reader(handle))
+    for row in rows:
+        for cell in row:
+            assert not (cell.startswith(FORMULA_START) and not NUMBER.match(cell) and cell != "-"), cell
+    return rows
 
 
 # -- markdown -------------------------------------------------------------------------------

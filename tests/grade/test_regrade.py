@@ -43,6 +43,7 @@ def test_after_the_tests_change_regrade_grades_all_again_and_prints_changed_scor
     assert "Graded 2 submissions" in regraded.out
     assert "score changed: ada: 15 -> 14" in regraded.out
     assert "score changed: bo: " in regraded.out
+    assert "No score changed" not in regraded.out
     assert read_grades(out)["ada"]["max_score"] == "14"
     assert "win_on_a_side_square" not in read_grades(out)["ada"]
     assert read_records(out)["ada"]["suite_hash"] != old_hash
@@ -57,4 +58,5 @@ def test_regrade_with_unchanged_tests_grades_all_again_and_reports_no_change(
     assert menace(*args).code == 0
     again = menace(*args, "--regrade")
     assert "Graded 2 submissions" in again.out and "0 already graded" in again.out
-    assert "score changed" not in again.out
+    assert "score changed:" not in again.out
+    assert "No score changed" in again.out
