@@ -14,9 +14,12 @@ from dataclasses import dataclass
 class Limits:
     """Every limit on a submission; each is a setting with a default that suits the lesson."""
 
-    call_seconds: float = 2.0  #: wall clock for one call
-    import_seconds: float = 5.0  #: wall clock for loading the file
-    budget_seconds: float = 20.0  #: wall clock for all of one submission's calls
+    call_seconds: float = 2.0  #: the child's time for one call (see sandbox.clock)
+    import_seconds: float = 5.0  #: the child's time for loading the file
+    budget_seconds: float = 20.0  #: the child's time for everything on one submission (loads, calls)
+    #: hard wall-clock end of one submission, however busy the machine (None: the budget,
+    #: the loading time and 5 s more)
+    wall_seconds: float | None = None
     memory_bytes: int = 512 * 1024 * 1024  #: address space of the child
     cpu_seconds: int = 60  #: CPU time of the child's whole life (a backstop)
     file_size_bytes: int = 1024 * 1024  #: largest file the child may write (in its tmpfs)
@@ -25,6 +28,13 @@ class Limits:
     print_chars: int = 4096  #: printed output kept per call
     reply_bytes: int = 1024 * 1024  #: largest reply accepted from the child
     tmp_bytes: int = 16 * 1024 * 1024  #: size of the child's /tmp under bubblewrap
+
+    @property
+    def wall_limit(self) -> float:
+        """Seconds of wall clock after which nothing waits on a submission's child any more."""
+        if self.wall_seconds is not None:
+            return self.wall_seconds
+        return self.budget_seconds + self.import_seconds + 5.0
 
     def rlimits(self) -> dict[str, object]:
         """The resource limits the harness sets on itself before loading student code."""

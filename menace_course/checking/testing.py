@@ -145,7 +145,10 @@ def expect_unchanged(*, hint: str | None = None) -> None:
     call = current_proxy().last_call
     if call is None or call.outcome is None:
         return
-    for position, (before, after) in enumerate(zip(call.args, call.outcome.args_after, strict=False)):
+    after_call = call.outcome.args_after
+    if len(after_call) != len(call.args):  # no report of the arguments is not "unchanged"
+        raise ChangedInput(position=0, before=call.args[:1], after=after_call[:1], hint=hint)
+    for position, (before, after) in enumerate(zip(call.args, after_call, strict=True)):
         if not same(before, after):
             raise ChangedInput(position=position, before=before, after=after, hint=hint)
 

@@ -192,6 +192,7 @@ def send(replies: Any, message: dict[str, Any]) -> None:
             wire.dumps(
                 {
                     "id": message.get("id"),
+                    "nonce": message.get("nonce"),
                     "ok": False,
                     "error": {
                         "type": "UnsendableResult",
@@ -269,26 +270,42 @@ def answer(module: Any, request: dict[str, Any], path: str, output: CappedOutput
     }
 
 
-def serve(requests: Any, replies: Any, module: Any, path: str, output: CappedOutput) -> None:
+class Requests:
+    """The request pipe, one packed line at a time."""
+
+    def __init__(self, pipe: Any) -> None:
+        self.pipe = pipe
+        self.buffer = b""
+
+    def next(self) -> Any:
+        """The next request, or None when the grader closed the pipe (or sent too much)."""
+        while b"\n" not in self.buffer:
+            chunk = self.pipe.read(65536)
+            if not chunk or len(self.buffer) > MAX_REQUEST:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return wire.unpack(line)
+
+
+def serve(requests: Requests, replies: Any, module: Any, path: str, output: CappedOutput) -> None:
     """Answer requests until the grader closes the pipe."""
-    buffer = b""
     while True:
-        chunk = requests.read(65536)
-        if not chunk:
+        request = requests.next()
+        if request is None:
             return
-        buffer += chunk
-        if len(buffer) > MAX_REQUEST:
-            return
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            request = wire.unpack(line)
-            send(replies, answer(module, request, path, output))
+        nonce = request.pop("nonce", "")
+        reply = answer(module, request, path, output)
+        reply["nonce"] = nonce
+        send(replies, reply)
 
 
 def main() -> None:
     path, request_fd, reply_fd, packed_settings = sys.argv[1:5]
     settings = wire.unpack(packed_settings.encode())
-    requests, replies = isolate_fds(int(request_fd), int(reply_fd))
+    request_pipe, replies = isolate_fds(int(request_fd), int(reply_fd))
+    requests = Requests(request_pipe)
+    hello = requests.next()
     if settings.get("drop_to_uid") is not None:
         drop_privileges(int(settings["drop_to_uid"]))
     set_limits(settings.get("limits", {}))
@@ -297,6 +314,7 @@ def main() -> None:
     if "random" in sys.modules:
         # The same file gives the same answers every run, even if it uses random unseeded.
         sys.modules["random"].seed(0)
+    ready["nonce"] = hello["nonce"]
     send(replies, ready)
     if module is not None:
         serve(requests, replies, module, path, output)

@@ -71,27 +71,45 @@ def choose_kind(requested: str) -> SandboxKind:
     return "process"
 
 
+def child_python() -> Path:
+    """The interpreter the child runs: the base Python, never a virtual environment's.
+
+    The child runs with ``-I -S`` and every site-packages folder hidden, so a venv would
+    add nothing but its path (and every folder above it) to what the child can see.
+    """
+    return Path(getattr(sys, "_base_executable", None) or sys.executable)
+
+
 def _interpreter_roots() -> list[Path]:
-    """Folders the child's interpreter needs: its prefix(es), outside /usr."""
-    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
-    executable = Path(sys.executable).resolve()
-    roots.add(executable.parent.parent)
+    """Folders the child's interpreter needs: its prefix, outside /usr."""
+    roots = {Path(sys.base_prefix).resolve(), child_python().resolve().parent.parent}
     return sorted(r for r in roots if not str(r).startswith("/usr"))
 
 
 def _site_dirs() -> list[Path]:
-    """Every site-packages folder that exists, to be hidden from the child."""
+    """Every site-packages folder of this Python and of its base that exists, to be hidden."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     candidates = {
         *site.getsitepackages(),
         site.getusersitepackages(),
         sysconfig.get_path("purelib"),
+        sysconfig.get_path("platlib"),
     }
+    for base in {sys.base_prefix, sys.prefix}:
+        scheme = {"base": base, "platbase": base, "installed_base": base, "installed_platbase": base}
+        candidates |= {sysconfig.get_path(k, vars=scheme) for k in ("purelib", "platlib")}
+        candidates |= {
+            f"{base}/lib/{version}/site-packages",
+            f"{base}/lib/{version}/dist-packages",
+            f"{base}/lib/python3/dist-packages",
+            f"{base}/local/lib/{version}/dist-packages",
+        }
     return sorted(Path(c) for c in candidates if c and Path(c).is_dir())
 
 
 def _world_readable_python() -> bool:
     """True when every folder above the interpreter and its library lets anyone in."""
-    paths = [Path(sys.executable).resolve(), *(_interpreter_roots() or [Path(sys.base_prefix)])]
+    paths = [child_python().resolve(), *(_interpreter_roots() or [Path(sys.base_prefix)])]
     for path in paths:
         for folder in path.parents:
             if not folder.stat().st_mode & 0o001:
@@ -112,14 +130,14 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
     child's request and reply pipes are ``fds`` (kept open across ``exec``).
     """
     as_root = os.geteuid() == 0
-    settings = {
+    settings: dict[str, object] = {
         "limits": limits.rlimits(),
         "print_limit": limits.print_chars,
         # As root, the child always becomes nobody under bubblewrap; as a plain process it
         # can only when nobody may read the interpreter (not, e.g., a Python under /root).
         "drop_to_uid": NOBODY if as_root and (kind == "bwrap" or _world_readable_python()) else None,
     }
-    python = str(Path(sys.executable))
+    python = str(child_python())
     if kind == "process":
         argv = [
             python,
@@ -137,16 +155,33 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
             "PYTHONHASHSEED": "0",
         }
         return LaunchPlan(argv, env, "process", workdir, fds)
+    command = [python, "-I", "-S", "-B", "/box/harness.pyc", "/box/submission.py"]
+    command += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
+    return bwrap_plan(workdir, limits, command, fds)
+
+
+def bwrap_plan(
+    workdir: Path,
+    limits: Limits,
+    command: list[str],
+    fds: tuple[int, ...] = (),
+) -> LaunchPlan:
+    """Run ``command`` under bubblewrap with ``workdir`` as ``/box`` (read-only).
+
+    The child sees ``/usr``, the interpreter's prefix (its site-packages hidden), ``/box``,
+    a minimal ``/dev`` and a small private ``/tmp``; nothing else of the host.
+    """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
     argv = [bwrap]
-    if as_root:
+    if os.geteuid() == 0:
         # A root-launched user namespace maps back to host root (process limits are then
         # ignored); instead bwrap sets up the mounts as root and the harness drops to nobody.
         argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         argv += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    # Each sandbox has its own pid, network, IPC (SysV and POSIX queues), uts and cgroup view.
     argv += [
         "--unshare-pid",
         "--unshare-ipc",
@@ -157,30 +192,21 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
     argv += ["--die-with-parent", "--new-session", "--clearenv"]
     argv += ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
     argv += ["--setenv", "HOME", "/tmp", "--setenv", "PYTHONHASHSEED", "0"]
-    argv += [
-        "--ro-bind",
-        "/usr",
-        "/usr",
-        "--symlink",
-        "usr/lib",
-        "/lib",
-        "--symlink",
-        "usr/lib64",
-        "/lib64",
-    ]
-    argv += ["--symlink", "usr/bin", "/bin", "--dev", "/dev"]
+    argv += ["--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib"]
+    argv += ["--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--dev", "/dev"]
     # /tmp first: a tmpfs mounted later would hide binds below it (e.g. a venv in /tmp).
-    argv += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    argv += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
     for root in _interpreter_roots():
         for parent in _parents_needing_dirs(root):
             argv += ["--perms", "0755", "--dir", str(parent)]
         argv += ["--ro-bind", str(root), str(root)]
+    visible = [Path("/usr"), *_interpreter_roots()]
     for hidden in _site_dirs():
-        argv += ["--tmpfs", str(hidden)]
+        # Only what the child can see needs hiding (a tmpfs elsewhere would make its path).
+        if any(hidden.resolve().is_relative_to(root) for root in visible):
+            argv += ["--tmpfs", str(hidden.resolve())]
     argv += ["--ro-bind", str(workdir), "/box", "--chdir", "/box", "--remount-ro", "/"]
-    argv += [python, "-I", "-S", "-B", "/box/harness.pyc", "/box/submission.py"]
-    argv += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
     # bwrap itself gets a minimal environment: its own /proc entry is invisible (no --proc),
     # but nothing of the grader's environment should be there to find in any case.
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-    return LaunchPlan(argv, env, "bwrap", workdir, fds)
+    return LaunchPlan([*argv, *command], env, "bwrap", workdir, fds)

@@ -1,14 +1,35 @@
 """What the sandboxed child says, as typed facts: outcomes of loading and of calls.
 
-The child's replies are untrusted JSON; :func:`printed_from` and :func:`exception_from`
-read them strictly (a malformed part raises :class:`ProtocolError`, which the worker
-treats as a crash). Nothing here runs or imports student code.
+The child's messages are untrusted: student code shares the child's interpreter and can
+write anything to any of its file descriptors. :func:`read_ready` and :func:`read_reply`
+read them strictly. Every field must have exactly the type and range this protocol
+allows, or :class:`ProtocolError` is raised; nothing else ever escapes them, whatever the
+message holds (``Infinity``, a 4,000-digit integer, a list where a string belongs, a
+lone surrogate). The worker turns a :class:`ProtocolError` into a crash of the
+submission: malformed is the submission's problem, never the grader's.
+
+A message also has to carry the nonce the grader sent with its request. Only the
+harness reads requests, and student code cannot reach the harness's frames, so a reply
+with the right id but the wrong nonce was written by student code: :class:`ForgedMessage`.
+Nothing here runs or imports student code.
 """
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass, field
 from typing import Any
+
+from menace_course.sandbox import wire
+
+#: Caps on what a message may hold (longer strings are cut, bigger numbers refused).
+MAX_TEXT = 4096
+MAX_NAME = 200
+MAX_FRAMES = 50
+MAX_FUNCTIONS = 10_000
+MAX_PARAMS = 255
+MAX_FINDINGS = 20
+MAX_LINE = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -40,6 +61,18 @@ class Printed:
 
 
 @dataclass(frozen=True)
+class Attempt:
+    """Something student code tried that the harness refused or noticed (see :mod:`.guard`).
+
+    ``event`` is the audit event (``sys._getframe``, ``import``, ...) and ``detail`` a
+    short plain description (``ctypes``, ``tb_frame``, ...).
+    """
+
+    event: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class CallOutcome:
     """What one call did.
 
@@ -55,6 +88,7 @@ class CallOutcome:
     exception: StudentException | None = None
     exit_code: int | None = None
     seconds: float = 0.0
+    attempts: tuple[Attempt, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,6 +100,7 @@ class LoadOutcome:
     printed: Printed = field(default_factory=Printed)
     exception: StudentException | None = None
     exit_code: int | None = None
+    attempts: tuple[Attempt, ...] = ()
 
 
 class SandboxFailure(Exception):
@@ -73,56 +108,188 @@ class SandboxFailure(Exception):
 
 
 class ProtocolError(Exception):
-    """The child's reply broke the protocol (wrong id, shape, size): treated as a crash."""
+    """The child's message broke the protocol (shape, types, size): treated as a crash."""
+
+
+class ForgedMessage(ProtocolError):
+    """A message that does not carry the request's nonce: written by student code, not the harness."""
+
+
+# -- strict field readers ------------------------------------------------------------------
+
+
+def _dict(value: Any, what: str) -> dict[str, Any]:
+    if type(value) is not dict:
+        raise ProtocolError(f"{what}: not an object")
+    return value
+
+
+def _list(value: Any, what: str, cap: int) -> list[Any]:
+    if type(value) is not list or len(value) > cap:
+        raise ProtocolError(f"{what}: not a list of at most {cap} items")
+    return value
+
+
+def _text(value: Any, what: str, cap: int) -> str:
+    """A string, cut to ``cap`` characters, with lone surrogates made printable."""
+    if type(value) is not str:
+        raise ProtocolError(f"{what}: not a string")
+    text: str = value[:cap]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _int(value: Any, what: str, low: int = 0, high: int = MAX_LINE) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise ProtocolError(f"{what}: not an integer from {low} to {high}")
+    return value
+
+
+def _only(data: dict[str, Any], allowed: frozenset[str], what: str) -> None:
+    unknown = set(data) - allowed
+    if unknown:
+        raise ProtocolError(f"{what}: unexpected fields")
+
+
+def _check_nonce(data: dict[str, Any], nonce: str) -> None:
+    sent = data.get("nonce")
+    if type(sent) is not str or not hmac.compare_digest(sent.encode("utf-8", "replace"), nonce.encode()):
+        raise ForgedMessage("a message without the request's nonce")
 
 
 def printed_from(data: Any) -> Printed:
-    if not isinstance(data, dict):
+    """What was printed; a missing record means nothing was."""
+    if data is None:
         return Printed()
-    text, dropped = data.get("text"), data.get("dropped")
-    return Printed(text if isinstance(text, str) else "", dropped if isinstance(dropped, int) else 0)
+    record = _dict(data, "printed")
+    _only(record, frozenset({"text", "dropped"}), "printed")
+    return Printed(
+        _text(record.get("text", ""), "printed text", MAX_TEXT * 4),
+        _int(record.get("dropped", 0), "printed dropped", 0, 2**62),
+    )
+
+
+def _frame_from(data: Any) -> Frame:
+    raw = _dict(data, "frame")
+    _only(raw, frozenset({"line", "function", "code", "repeats", "column"}), "frame")
+    return Frame(
+        line=_int(raw.get("line", 0), "frame line"),
+        function=_text(raw.get("function", "?"), "frame function", MAX_NAME),
+        code=_text(raw.get("code", ""), "frame code", MAX_NAME),
+        repeats=_int(raw.get("repeats", 1), "frame repeats", 1, 2**62),
+        column=_int(raw.get("column", 0), "frame column"),
+    )
 
 
 def exception_from(data: Any) -> StudentException:
-    if not isinstance(data, dict):
-        raise ProtocolError("bad error")
-    frames = []
-    for raw in data.get("frames") or []:
-        if not isinstance(raw, dict):
-            raise ProtocolError("bad frame")
-        frames.append(
-            Frame(
-                line=int(raw.get("line") or 0),
-                function=str(raw.get("function", "?"))[:100],
-                code=str(raw.get("code", ""))[:200],
-                repeats=int(raw.get("repeats") or 1),
-                column=int(raw.get("column") or 0),
-            )
-        )
+    """An exception's facts: type name, message and the student's frames."""
+    raw = _dict(data, "error")
+    _only(raw, frozenset({"type", "message", "frames"}), "error")
     return StudentException(
-        type_name=str(data.get("type", "Exception"))[:100],
-        message=str(data.get("message", ""))[:500],
-        frames=tuple(frames),
+        type_name=_text(raw.get("type", "Exception"), "error type", MAX_NAME),
+        message=_text(raw.get("message", ""), "error message", MAX_TEXT),
+        frames=tuple(_frame_from(f) for f in _list(raw.get("frames", []), "frames", MAX_FRAMES)),
     )
 
 
 def functions_from(data: Any) -> dict[str, dict[str, Any]]:
     """The child's table of the functions a submission defines, checked field by field."""
-    if not isinstance(data, dict) or len(data) > 10_000:
-        raise ProtocolError("bad functions")
+    raw = _dict(data, "functions")
+    if len(raw) > MAX_FUNCTIONS:
+        raise ProtocolError("functions: too many")
     table: dict[str, dict[str, Any]] = {}
-    for name, info in data.items():
-        if not isinstance(name, str) or not isinstance(info, dict):
-            raise ProtocolError("bad function entry")
-        params, low, high = info.get("params"), info.get("min"), info.get("max")
-        if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
-            raise ProtocolError("bad params")
-        if type(low) is not int or not (high is None or type(high) is int):
-            raise ProtocolError("bad arity")
-        table[name[:200]] = {
-            "params": [p[:100] for p in params[:50]],
-            "min": low,
-            "max": high,
-            "is_function": info.get("is_function") is True,
+    for name, info in raw.items():
+        entry = _dict(info, "function entry")
+        _only(entry, frozenset({"params", "min", "max", "is_function"}), "function entry")
+        params = [_text(p, "param", MAX_NAME) for p in _list(entry.get("params"), "params", MAX_PARAMS)]
+        high = entry.get("max")
+        is_function = entry.get("is_function", False)
+        if type(is_function) is not bool:
+            raise ProtocolError("is_function: not a boolean")
+        table[_text(name, "function name", MAX_NAME)] = {
+            "params": params,
+            "min": _int(entry.get("min"), "min arity", 0, MAX_PARAMS),
+            "max": None if high is None else _int(high, "max arity", 0, MAX_PARAMS),
+            "is_function": is_function,
         }
     return table
+
+
+def attempts_from(data: Any) -> tuple[Attempt, ...]:
+    """What the harness's guard saw student code try (see :mod:`.guard`)."""
+    if data is None:
+        return ()
+    found = []
+    for item in _list(data, "integrity", MAX_FINDINGS):
+        raw = _dict(item, "integrity item")
+        _only(raw, frozenset({"event", "detail"}), "integrity item")
+        event = _text(raw.get("event"), "event", MAX_NAME)
+        found.append(Attempt(event, _text(raw.get("detail", ""), "detail", MAX_NAME)))
+    return tuple(found)
+
+
+def _decoded(data: Any) -> Any:
+    try:
+        return wire.decode(data)
+    except (wire.WireError, TypeError, ValueError, RecursionError) as error:
+        raise ProtocolError(f"a value that is not tagged data: {error}") from None
+
+
+# -- whole messages --------------------------------------------------------------------------
+
+_READY_FIELDS = frozenset({"nonce", "ready", "functions", "printed", "error", "integrity"})
+_REPLY_FIELDS = frozenset({"nonce", "id", "ok", "result", "args_after", "printed", "error", "integrity"})
+
+
+def read_ready(message: Any, nonce: str) -> LoadOutcome:
+    """The child's first message: the submission loaded (its functions) or not (its error).
+
+    Raises:
+        ForgedMessage: the nonce is wrong (student code wrote this message).
+        ProtocolError: anything else is malformed.
+    """
+    data = _dict(message, "ready message")
+    _check_nonce(data, nonce)
+    _only(data, _READY_FIELDS, "ready message")
+    printed = printed_from(data.get("printed"))
+    attempts = attempts_from(data.get("integrity"))
+    ready = data.get("ready")
+    if ready is True:
+        functions = functions_from(data.get("functions"))
+        return LoadOutcome("ready", functions=functions, printed=printed, attempts=attempts)
+    if ready is False:
+        error = exception_from(data.get("error"))
+        return LoadOutcome("raised", printed=printed, exception=error, attempts=attempts)
+    raise ProtocolError("ready message: no verdict")
+
+
+def read_reply(message: Any, call_id: int, nonce: str) -> CallOutcome:
+    """The child's answer to request ``call_id``.
+
+    Raises:
+        ForgedMessage: the nonce is wrong (student code wrote this message).
+        ProtocolError: anything else is malformed, including the wrong id.
+    """
+    data = _dict(message, "reply")
+    _check_nonce(data, nonce)
+    _only(data, _REPLY_FIELDS, "reply")
+    if data.get("id") != call_id or type(data.get("id")) is not int:
+        raise ProtocolError("reply does not answer the request")
+    ok = data.get("ok")
+    if type(ok) is not bool:
+        raise ProtocolError("reply: no verdict")
+    printed = printed_from(data.get("printed"))
+    attempts = attempts_from(data.get("integrity"))
+    if not ok:
+        exception = exception_from(data.get("error"))
+        if exception.type_name == "MissingFunction" and not exception.frames:
+            return CallOutcome("missing", printed=printed, attempts=attempts)
+        return CallOutcome("raised", printed=printed, exception=exception, attempts=attempts)
+    if "result" not in data:
+        raise ProtocolError("reply lacks a result")
+    result = _decoded(data["result"])
+    args_after = tuple(_decoded(a) for a in _list(data.get("args_after"), "args_after", MAX_PARAMS))
+    return CallOutcome("returned", result=result, args_after=args_after, printed=printed, attempts=attempts)

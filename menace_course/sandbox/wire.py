@@ -224,13 +224,23 @@ def dumps(message: Any) -> bytes:
 
 
 def loads(line: bytes) -> Any:
-    """Parse one line; malformed, too deep or too large input raises :class:`WireError`."""
+    """Parse one line; malformed, too deep or too large input raises :class:`WireError`.
+
+    Bare ``NaN`` and ``Infinity`` are refused, and so are integers of more than 4,300
+    digits (Python's own limit on converting text to int).
+    """
     import json  # the grader's side only
 
     try:
-        return json.loads(line)
-    except (ValueError, RecursionError) as error:
+        return json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError, MemoryError) as error:
         raise WireError(f"unreadable message: {type(error).__name__}") from error
+
+
+def _no_constant(name: str) -> Any:
+    # json accepts NaN and Infinity by default; the harness never writes them (it tags
+    # special floats), so a bare one was forged.
+    raise WireError(f"a bare {name} is not allowed")
 
 
 def pack(request: Any) -> bytes:

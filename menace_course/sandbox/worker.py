@@ -1,14 +1,24 @@
 """The grader's side of a sandboxed child: start it, call functions with deadlines, end it.
 
-One :class:`Worker` serves one submission. Every call has a wall-clock deadline; the
-submission as a whole has a budget. A timeout, a crash or a garbled reply kills the child
-(and, through its pid namespace or process group, everything it started) and the next
-call starts a fresh one. A function that timed out is not called again: its remaining
-calls fail at once, so a file that loops forever costs one timeout, not one per test.
+One :class:`Worker` serves one submission. Every wait on the child (its first load, a
+call, a restart and the reload after it, even writing a request into a pipe the child
+will not drain) has a deadline, and every second of it is charged to the submission's
+budget. A timeout, a crash or a garbled reply kills the child (and, through its pid
+namespace or process group, everything it started) and the next call starts a fresh one.
+A function that timed out is not called again, nor one that crashed three times, nor any
+function once a restarted child failed to load: a file that misbehaves costs a few
+limits, never one per test.
 
-Nothing from the child is trusted: replies are size-capped, strictly shaped, matched by
-id and decoded by :mod:`~menace_course.sandbox.wire`; the parent never imports or calls
-anything of the submission's.
+Time limits count the time the child *had* (:mod:`~menace_course.sandbox.clock`): wall
+clock minus the time it waited for a CPU, so a verdict does not depend on how busy the
+machine is. Above that, :attr:`Worker.deadline` is a hard wall-clock end for the whole
+submission that no wait ever passes: the primitive a batch watchdog builds on.
+
+Nothing from the child is trusted: replies are size-capped, read strictly by
+:mod:`~menace_course.sandbox.outcomes`, matched by id and by a fresh random nonce per
+message (student code can write to the reply pipe, but cannot know the nonce), and decoded
+by :mod:`~menace_course.sandbox.wire`. The parent never imports or calls anything of the
+submission's.
 """
 
 from __future__ import annotations
@@ -17,7 +27,7 @@ import atexit
 import functools
 import os
 import py_compile
-import select
+import secrets
 import shutil
 import signal
 import subprocess
@@ -29,16 +39,24 @@ from typing import Any
 from menace_course.limits import Limits
 from menace_course.models import SandboxKind
 from menace_course.sandbox import wire
+from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
+from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
 from menace_course.sandbox.launch import HARNESS_DIR, plan_launch
 from menace_course.sandbox.outcomes import (
+    Attempt,
     CallOutcome,
+    ForgedMessage,
     LoadOutcome,
     ProtocolError,
     SandboxFailure,
-    exception_from,
-    functions_from,
-    printed_from,
+    read_ready,
+    read_reply,
 )
+
+#: A wait ends, however starved the child was, after this many times its own limit.
+STARVATION_FACTOR = 4.0
+#: What a broken exchange with the child is, as far as the submission is concerned.
+_BROKEN = (ChannelClosed, ProtocolError, ReplyTooLarge, wire.WireError)
 
 
 @functools.cache
@@ -72,21 +90,30 @@ class Worker:
     #: A function that stops Python (or runs out of memory) this many times is not called again.
     CRASHES_BEFORE_GIVING_UP = 3
 
-    def __init__(self, source: str, kind: SandboxKind, limits: Limits) -> None:
-        """Prepare (but do not start) a child for the submission's source text."""
+    def __init__(self, source: str, kind: SandboxKind, limits: Limits, deadline: float | None = None) -> None:
+        """Prepare (but do not start) a child for the submission's source text.
+
+        ``deadline`` is an absolute :func:`time.monotonic` time after which nothing waits
+        on the child any more; by default it is ``limits.wall_limit`` after the first start.
+        """
         self.source = source
         self.kind = kind
         self.limits = limits
-        self.spent = 0.0  #: seconds of wall clock used by calls so far
+        self.deadline = deadline
+        self.spent = 0.0  #: seconds charged to the budget so far: loads, restarts, calls
         self.dead_functions: set[str] = set()
-        self._crashes: dict[str, int] = {}
+        self.attempts: list[Attempt] = []  #: what student code tried that the harness noticed
+        self.forged = 0  #: messages that did not carry the nonce (written by student code)
         self.starts = 0
+        self._crashes: dict[str, int] = {}
+        self._broken = False  #: a restarted child did not load: no more calls
         self._process: subprocess.Popen[bytes] | None = None
+        self._channel: Channel | None = None
+        self._delay: RunDelay | None = None
         self._workdir: Path | None = None
-        self._requests = -1
-        self._replies = -1
-        self._buffer = b""
         self._next_id = 0
+        self._load_nonce = ""
+        self._pending_hello = b""
         self._load: LoadOutcome | None = None
         self._errors: Any = None
 
@@ -98,7 +125,55 @@ class Worker:
         """Kill the child and remove its scratch folder."""
         self.close()
 
-    # -- life cycle ---------------------------------------------------------------
+    # -- time ---------------------------------------------------------------------------
+
+    def remaining(self) -> float:
+        """Seconds of budget left (never below zero), also bounded by the hard deadline."""
+        left = self.limits.budget_seconds - self.spent
+        if self.deadline is not None:
+            left = min(left, self.deadline - time.monotonic())
+        return max(0.0, left)
+
+    def _wait_line(self, seconds: float, send: bytes = b"") -> bytes:
+        """Send ``send``, then read one line, within ``seconds`` of the child's own time.
+
+        The wait is extended by the time the child spent waiting for a CPU, up to
+        :data:`STARVATION_FACTOR` times ``seconds`` and never past :attr:`deadline`.
+
+        Raises:
+            TimeoutError, ChannelClosed, ReplyTooLarge
+        """
+        assert self._channel is not None
+        started = time.monotonic()
+        delay = self._run_delay()
+        starved_before = delay.seconds() if delay else 0.0
+        ceiling = started + seconds * STARVATION_FACTOR
+        if self.deadline is not None:
+            ceiling = min(ceiling, self.deadline)
+        while True:
+            starved = (delay.seconds() - starved_before) if delay else 0.0
+            if delay is None and self._process is not None:
+                delay = self._run_delay()  # the harness may only now be running
+                starved = delay.seconds() if delay else 0.0  # all of its life is this wait
+            until = min(started + seconds + starved, ceiling)
+            try:
+                self._channel.send(send, until)
+                send = b""
+                return self._channel.receive(until)
+            except TimeoutError:
+                now = time.monotonic()
+                starved = (delay.seconds() - starved_before) if delay else starved
+                if now >= ceiling or now >= started + seconds + starved:
+                    raise
+
+    def _run_delay(self) -> RunDelay | None:
+        if self._delay is None and self._process is not None and self._process.poll() is None:
+            pid = leaf_pid(self._process.pid)
+            if self.kind == "process" or (pid != self._process.pid and not is_bwrap(pid)):
+                self._delay = RunDelay(pid)
+        return self._delay
+
+    # -- life cycle ---------------------------------------------------------------------
 
     def spawn(self) -> Worker:
         """Start the child now, without waiting for it: it loads while the grader gets ready."""
@@ -114,14 +189,16 @@ class Worker:
         if self._load is None:
             if self._process is None:
                 self._start()
-            self._load = self._await_ready()
+            self._load = self._await_ready(self.limits.import_seconds)
         elif self._process is None:
             self._start()
-            self._await_ready()
+            self._await_ready(self.limits.import_seconds)
         return self._load
 
     def _start(self) -> None:
         self.starts += 1
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.limits.wall_limit
         if self._workdir is None:
             self._workdir = Path(tempfile.mkdtemp(prefix="menace-"))
             for name in ("harness.pyc", "wire.pyc"):
@@ -133,8 +210,9 @@ class Worker:
         # The sandbox's own complaints (bwrap, or Python failing to start) land here; the
         # harness points fd 2 at /dev/null before any student code runs.
         self._errors = tempfile.TemporaryFile()
-        request_read, self._requests = os.pipe()
-        self._replies, reply_write = os.pipe()
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        self._channel = Channel(request_write, reply_read, self.limits.reply_bytes)
         plan = plan_launch(self.kind, self._workdir, self.limits, (request_read, reply_write))
         try:
             self._process = subprocess.Popen(
@@ -150,30 +228,43 @@ class Worker:
         finally:
             os.close(request_read)
             os.close(reply_write)
+        # The first message says which nonce the ready message must carry. The harness
+        # reads it before any student code runs; the pipe is empty, so this cannot block.
+        self._load_nonce = secrets.token_hex(16)
+        self._pending_hello = wire.pack({"nonce": self._load_nonce})
 
-    def _await_ready(self) -> LoadOutcome:
+    def _await_ready(self, seconds: float) -> LoadOutcome:
+        """Wait for the ready message, charging the wait to the budget."""
+        started = time.monotonic()
         try:
-            message = self._read_message(self.limits.import_seconds)
+            return self._read_ready(min(seconds, max(self.remaining(), 0.001)))
+        finally:
+            self.spent += time.monotonic() - started
+
+    def _read_ready(self, seconds: float) -> LoadOutcome:
+        try:
+            hello, self._pending_hello = self._pending_hello, b""
+            line = self._wait_line(seconds, send=hello)
+            outcome = read_ready(wire.loads(line), self._load_nonce)
         except TimeoutError:
             self._kill()
             return LoadOutcome("timeout")
-        except (EOFError, ProtocolError):
+        except _BROKEN as problem:
+            if isinstance(problem, ForgedMessage):
+                self._forged()
             code = self._kill(grace=0.2)
             complaint = self._sandbox_complaint()
             if complaint:
                 raise SandboxFailure(complaint) from None
             return LoadOutcome("crashed", exit_code=code)
-        try:
-            printed = printed_from(message.get("printed"))
-            if message.get("ready") is True:
-                functions = functions_from(message.get("functions"))
-                return LoadOutcome("ready", functions=functions, printed=printed)
-            if message.get("ready") is False:
-                self._kill()
-                return LoadOutcome("raised", printed=printed, exception=exception_from(message.get("error")))
-            raise ProtocolError("bad ready message")
-        except (ProtocolError, TypeError, ValueError):
-            return LoadOutcome("crashed", exit_code=self._kill(grace=0.2))
+        self.attempts.extend(outcome.attempts)
+        if outcome.status != "ready":
+            self._kill()
+        return outcome
+
+    def _forged(self) -> None:
+        self.forged += 1
+        self.attempts.append(Attempt("forged message", "a message without the grader's nonce"))
 
     def _sandbox_complaint(self) -> str:
         """What the sandbox itself printed before the harness took over (empty if nothing)."""
@@ -210,14 +301,12 @@ class Worker:
                 self._process.kill()
                 code = self._process.wait()
             self._process = None
-        for fd in (self._requests, self._replies):
-            if fd >= 0:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        self._requests = self._replies = -1
-        self._buffer = b""
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+        if self._delay is not None:
+            self._delay.close()
+            self._delay = None
         return code
 
     def _close_errors(self) -> None:
@@ -225,81 +314,72 @@ class Worker:
             self._errors.close()
             self._errors = None
 
-    # -- calls --------------------------------------------------------------------
+    # -- calls --------------------------------------------------------------------------
 
     def call(self, function: str, args: list[Any]) -> CallOutcome:
         """Call ``function(*args)`` in the child, within the per-call and per-submission limits."""
-        remaining = self.limits.budget_seconds - self.spent
-        if remaining <= 0:
+        if self.remaining() <= 0:
             return CallOutcome("budget")
-        if function in self.dead_functions:
+        if function in self.dead_functions or self._broken:
             return CallOutcome("dead")
-        if self._process is None:
-            self._start()
-            restarted = self._await_ready()
-            if restarted.status != "ready":
-                return CallOutcome("crashed", exit_code=restarted.exit_code)
-        self._next_id += 1
         try:
-            request = wire.pack({"id": self._next_id, "fn": function, "args": list(args)})
+            request_args = list(args)
+            wire.pack(request_args)
         except ValueError as error:
             raise TypeError(f"only plain data can be sent to a submission: {error}") from None
-        deadline = min(self.limits.call_seconds, remaining)
         started = time.monotonic()
+        outcome = self._restart(function) if self._process is None else None  # charges itself
+        if outcome is None:
+            calling = time.monotonic()
+            outcome = self._call(function, request_args)
+            self.spent += time.monotonic() - calling
+        return CallOutcome(**{**outcome.__dict__, "seconds": time.monotonic() - started})
+
+    def _restart(self, function: str) -> CallOutcome | None:
+        """Start a fresh child after a timeout or crash; None when it loaded again.
+
+        A restarted child that does not load (it hangs, crashes or now raises) is charged
+        like any wait, counted as a crash of the function that was about to be called, and
+        ends the calls on this submission: it would do the same on every restart.
+        """
+        self._start()
+        load = self._await_ready(self.limits.import_seconds)
+        if load.status == "ready":
+            return None
+        self._kill()
+        self._broken = True
+        self._count_crash(function)
+        status = "timeout" if load.status == "timeout" else "crashed"
+        return CallOutcome(status, exit_code=load.exit_code)
+
+    def _call(self, function: str, args: list[Any]) -> CallOutcome:
+        self._next_id += 1
+        call_id = self._next_id
+        nonce = secrets.token_hex(16)
+        request = wire.pack({"id": call_id, "nonce": nonce, "fn": function, "args": args})
+        budget = self.remaining()
+        seconds = min(self.limits.call_seconds, budget)
         try:
-            os.write(self._requests, request)
-            reply = self._read_message(deadline)
-            outcome = self._parse_reply(reply, self._next_id)
-            if outcome.exception is not None and outcome.exception.type_name == "MemoryError":
-                self._count_crash(function)  # a memory bomb costs a second a call: stop early
+            line = self._wait_line(seconds, send=request)
+            outcome = read_reply(wire.loads(line), call_id, nonce)
+            if outcome.status == "returned" and len(outcome.args_after) != len(args):
+                raise ProtocolError("args_after does not match the arguments sent")
         except TimeoutError:
             self._kill()
             self.dead_functions.add(function)
-            outcome = CallOutcome("timeout" if deadline >= self.limits.call_seconds else "budget")
-        except (EOFError, BrokenPipeError, ProtocolError, wire.WireError):
-            outcome = CallOutcome("crashed", exit_code=self._kill(grace=0.2))
+            return CallOutcome("timeout" if seconds >= self.limits.call_seconds else "budget")
+        except _BROKEN as problem:
+            if isinstance(problem, ForgedMessage):
+                self._forged()
+            code = self._kill(grace=0.2)
             self._count_crash(function)
-        seconds = time.monotonic() - started
-        self.spent += seconds
-        return CallOutcome(**{**outcome.__dict__, "seconds": seconds})
+            return CallOutcome("crashed", exit_code=code)
+        self.attempts.extend(outcome.attempts)
+        if outcome.exception is not None and outcome.exception.type_name == "MemoryError":
+            self._count_crash(function)  # a memory bomb costs a second a call: stop early
+        return outcome
 
     def _count_crash(self, function: str) -> None:
         self._crashes[function] = self._crashes.get(function, 0) + 1
         if self._crashes[function] >= self.CRASHES_BEFORE_GIVING_UP:
             self.dead_functions.add(function)
-
-    def _parse_reply(self, reply: dict[str, Any], expected_id: int) -> CallOutcome:
-        if reply.get("id") != expected_id or not isinstance(reply.get("ok"), bool):
-            raise ProtocolError("reply does not answer the request")
-        printed = printed_from(reply.get("printed"))
-        if not reply["ok"]:
-            exception = exception_from(reply.get("error"))
-            if exception.type_name == "MissingFunction" and not exception.frames:
-                return CallOutcome("missing", printed=printed)
-            return CallOutcome("raised", printed=printed, exception=exception)
-        if "result" not in reply or not isinstance(reply.get("args_after"), list):
-            raise ProtocolError("reply lacks a result")
-        result = wire.decode(reply["result"])
-        args_after = tuple(wire.decode(a) for a in reply["args_after"])
-        return CallOutcome("returned", result=result, args_after=args_after, printed=printed)
-
-    def _read_message(self, timeout: float) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            ready, _, _ = select.select([self._replies], [], [], left)
-            if not ready:
-                raise TimeoutError
-            chunk = os.read(self._replies, 65536)
-            if not chunk:
-                raise EOFError
-            self._buffer += chunk
-            if len(self._buffer) > self.limits.reply_bytes:
-                raise ProtocolError("reply too large")
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        message = wire.loads(line)
-        if not isinstance(message, dict):
-            raise ProtocolError("reply is not an object")
-        return message

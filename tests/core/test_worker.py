@@ -103,12 +103,15 @@ def test_a_loop_at_load_time_times_out(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_the_time_budget_for_a_file_ends_its_calls(kind):
-    limits = Limits(call_seconds=0.3, budget_seconds=0.5)
+def test_the_time_budget_for_a_file_ends_its_calls_and_counts_its_loading_too(kind):
+    limits = Limits(call_seconds=0.3, budget_seconds=1.0)
     source = "import time\ndef nap(s):\n    time.sleep(s)\n    return s\n"
     with started(kind, source, limits) as worker:
-        outcomes = [worker.call("nap", [0.2]).status for _ in range(5)]
+        loading = worker.spent
+        outcomes = [worker.call("nap", [0.2]).status for _ in range(8)]
+    assert loading > 0
     assert outcomes[:2] == ["returned", "returned"] and outcomes[-1] == "budget"
+    assert outcomes.count("returned") <= (1.0 - loading) / 0.2 + 1
 
 
 @pytest.mark.bwrap
@@ -151,3 +154,86 @@ def test_unseeded_random_gives_the_same_answers_every_run(kind):
         with started(kind, source) as worker:
             rolls.append(worker.call("roll", []).result)
     assert rolls[0] == rolls[1]
+
+
+# -- a child that fights the protocol ---------------------------------------------------------
+
+STALLING_CHILD = r"""
+import fcntl, json, marshal, os, sys, time
+requests, replies = int(sys.argv[-3]), int(sys.argv[-2])
+line = b""
+while not line.endswith(b"\n"):
+    line += os.read(requests, 1)
+nonce = marshal.loads(bytes.fromhex(line.decode()))["nonce"]
+fcntl.fcntl(requests, 1031, 4096)  # F_SETPIPE_SZ: one page
+functions = {"f": {"params": ["x"], "min": 1, "max": 1, "is_function": True}}
+os.write(replies, json.dumps({"nonce": nonce, "ready": True, "functions": functions}).encode() + b"\n")
+time.sleep(120)  # never reads another request
+"""
+
+
+def stalling_plan(monkeypatch, tmp_path):
+    """Make the worker start STALLING_CHILD instead of the harness (the grader's side is real)."""
+    from menace_course.sandbox import worker as worker_module
+    from menace_course.sandbox.launch import LaunchPlan
+
+    script = tmp_path / "stall.py"
+    script.write_text(STALLING_CHILD)
+
+    def plan(kind, workdir, limits, fds):
+        import sys
+
+        argv = [sys.executable, str(script), str(fds[0]), str(fds[1]), "settings"]
+        return LaunchPlan(argv, {}, "process", workdir, fds)
+
+    monkeypatch.setattr(worker_module, "plan_launch", plan)
+
+
+def test_a_child_that_stops_reading_its_requests_cannot_block_the_grader(monkeypatch, tmp_path):
+    stalling_plan(monkeypatch, tmp_path)
+    limits = Limits(call_seconds=0.5, budget_seconds=5)
+    with Worker("", "process", limits) as worker:
+        assert worker.load().status == "ready"
+        outcome = worker.call("f", [list(range(200_000))])  # far more than one page
+    assert outcome.status == "timeout"
+    assert outcome.seconds < 0.5 * 4 + 1  # bounded by the call's limit, not by the child
+
+
+def test_replies_without_the_nonce_are_forgeries_and_never_answers(tmp_path):
+    source = """
+import json, os
+def f(x):
+    for fd in range(3, 64):
+        for guess in range(1, 4):
+            line = json.dumps({"id": guess, "ok": True, "result": 42, "args_after": [x]})
+            try:
+                os.write(fd, line.encode() + b"\\n")
+            except OSError:
+                pass
+    return 1
+"""
+    with Worker(source, "process", FAST) as worker:
+        assert worker.load().status == "ready"
+        outcome = worker.call("f", [0])
+    assert outcome.status == "crashed" and outcome.result is None
+    assert worker.forged == 1 and worker.attempts[0].event == "forged message"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_restart_that_does_not_load_again_is_charged_counted_and_ends_the_calls(kind, tmp_path):
+    # Loads at once the first time, then hangs on every reload: it tells them apart by
+    # the age of its file (the grader wrote it just before the first load).
+    source = """
+import os, time
+if time.time() - os.stat(__file__).st_mtime > 0.4:
+    time.sleep(60)
+def f():
+    time.sleep(0.5)
+    os._exit(3)
+"""
+    limits = Limits(call_seconds=1.0, import_seconds=1.0, budget_seconds=10)
+    with Worker(source, kind, limits) as worker:
+        assert worker.load().status == "ready"
+        first, second, third = (worker.call("f", []) for _ in range(3))
+    assert (first.status, second.status, third.status) == ("crashed", "timeout", "dead")
+    assert second.seconds >= 1.0 and worker.spent >= 1.0 + first.seconds

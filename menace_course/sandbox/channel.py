@@ -1,0 +1,116 @@
+"""The grader's two pipes to a sandboxed child, where every read and every write has a deadline.
+
+A child controls the other end of both pipes, so it decides how fast they drain: it can
+shrink the request pipe to one page (``F_SETPIPE_SZ``) and never read it, or keep the
+reply pipe silent. A plain blocking ``os.write`` of the next request would then never
+return, and ``menace check`` would hang for ever. Here the grader's ends are
+non-blocking: a write that cannot go through waits in :func:`select.poll` for the pipe
+to become writable, and gives up with :class:`TimeoutError` at the deadline. Reads work
+the same way, and a reply longer than its cap is refused before it is buffered.
+
+Deadlines are absolute :func:`time.monotonic` values, so one deadline can bound a whole
+exchange (send a request, then read its reply) however the time is split between the two.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import select
+import time
+
+
+class ChannelClosed(EOFError):
+    """The child closed its end of a pipe (it exited, crashed or closed the fd itself)."""
+
+
+class ReplyTooLarge(ValueError):
+    """The child sent more than the cap without ending the line."""
+
+
+class Channel:
+    """The grader's write end of the request pipe and read end of the reply pipe."""
+
+    def __init__(self, requests: int, replies: int, reply_cap: int) -> None:
+        """Take ownership of both fds and make them non-blocking."""
+        self.requests = requests
+        self.replies = replies
+        self.reply_cap = reply_cap
+        self._buffer = b""
+        self._outgoing = bytearray()
+        os.set_blocking(requests, False)
+        os.set_blocking(replies, False)
+
+    def send(self, data: bytes, deadline: float) -> None:
+        """Queue ``data`` and write everything queued before ``deadline``.
+
+        What could not be written stays queued: calling again with ``b""`` and a later
+        deadline goes on where the last call stopped.
+
+        Raises:
+            TimeoutError: the child did not drain the pipe in time.
+            ChannelClosed: the child's end is closed.
+        """
+        self._outgoing += data
+        while self._outgoing:
+            try:
+                written = os.write(self.requests, self._outgoing)
+            except BlockingIOError:
+                written = 0
+            except OSError as error:  # BrokenPipeError: the child closed its end
+                raise ChannelClosed(str(error)) from None
+            del self._outgoing[:written]
+            if self._outgoing:
+                self._wait(deadline, write=True)
+
+    def receive(self, deadline: float) -> bytes:
+        """The next line from the child (without its newline), read before ``deadline``.
+
+        Raises:
+            TimeoutError: no whole line came in time.
+            ChannelClosed: the child closed the pipe first.
+            ReplyTooLarge: the line is longer than the cap.
+        """
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > self.reply_cap:
+                raise ReplyTooLarge(f"a reply longer than {self.reply_cap} bytes")
+            try:
+                chunk = os.read(self.replies, 65536)
+            except BlockingIOError:
+                self._wait(deadline, write=False)
+                continue
+            except OSError as error:
+                raise ChannelClosed(str(error)) from None
+            if not chunk:
+                raise ChannelClosed("the child closed its reply pipe")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        if len(line) > self.reply_cap:
+            raise ReplyTooLarge(f"a reply longer than {self.reply_cap} bytes")
+        return line
+
+    def _wait(self, deadline: float, *, write: bool) -> None:
+        # poll, not select: select cannot watch an fd numbered 1024 or more, and a
+        # long-running service may well hold that many.
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        poller = select.poll()
+        if write:
+            poller.register(self.requests, select.POLLOUT)
+        else:
+            poller.register(self.replies, select.POLLIN)
+        if not poller.poll(max(1, math.ceil(left * 1000))):
+            raise TimeoutError
+
+    def close(self) -> None:
+        """Close both fds (idempotent)."""
+        for fd in (self.requests, self.replies):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.requests = self.replies = -1
+        self._buffer = b""
+        self._outgoing.clear()
