@@ -23,7 +23,7 @@ from pathlib import Path
 from menace_course.errors import SandboxUnavailable
 from menace_course.limits import Limits
 from menace_course.models import SandboxKind
-from menace_course.sandbox import wire
+from menace_course.sandbox import seccomp, wire
 
 HARNESS_DIR = Path(__file__).resolve().parent
 #: The uid the child runs as when the grader is root (the conventional ``nobody``).
@@ -39,6 +39,8 @@ class LaunchPlan:
     kind: SandboxKind
     workdir: Path
     pass_fds: tuple[int, ...] = field(default=())
+    #: fds made for the child only (e.g. the seccomp program's pipe): close once it started
+    close_after_start: tuple[int, ...] = field(default=())
 
 
 @functools.cache
@@ -165,11 +167,15 @@ def bwrap_plan(
     limits: Limits,
     command: list[str],
     fds: tuple[int, ...] = (),
+    *,
+    with_filter: bool = True,
 ) -> LaunchPlan:
     """Run ``command`` under bubblewrap with ``workdir`` as ``/box`` (read-only).
 
     The child sees ``/usr``, the interpreter's prefix (its site-packages hidden), ``/box``,
-    a minimal ``/dev`` and a small private ``/tmp``; nothing else of the host.
+    a minimal ``/dev`` and a small private ``/tmp``; nothing else of the host. It runs under
+    the :mod:`~menace_course.sandbox.seccomp` filter (``with_filter=False`` is for tests
+    that show what the filter stops).
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -206,7 +212,24 @@ def bwrap_plan(
         if any(hidden.resolve().is_relative_to(root) for root in visible):
             argv += ["--tmpfs", str(hidden.resolve())]
     argv += ["--ro-bind", str(workdir), "/box", "--chdir", "/box", "--remount-ro", "/"]
+    filter_fd = _seccomp_pipe() if with_filter else None
+    if filter_fd is not None:
+        argv += ["--seccomp", str(filter_fd)]
     # bwrap itself gets a minimal environment: its own /proc entry is invisible (no --proc),
     # but nothing of the grader's environment should be there to find in any case.
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-    return LaunchPlan([*argv, *command], env, "bwrap", workdir, fds)
+    extra = () if filter_fd is None else (filter_fd,)
+    return LaunchPlan([*argv, *command], env, "bwrap", workdir, (*fds, *extra), extra)
+
+
+def _seccomp_pipe() -> int | None:
+    """A pipe holding the seccomp program, for ``bwrap --seccomp FD`` (None: no filter here)."""
+    if not seccomp.supported():
+        return None
+    code = seccomp.program()
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, code)  # a few hundred bytes: far below a pipe's capacity
+    finally:
+        os.close(write_end)
+    return read_end

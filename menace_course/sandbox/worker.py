@@ -226,8 +226,8 @@ class Worker:
                 start_new_session=True,
             )
         finally:
-            os.close(request_read)
-            os.close(reply_write)
+            for fd in (request_read, reply_write, *plan.close_after_start):
+                os.close(fd)
         # The first message says which nonce the ready message must carry. The harness
         # reads it before any student code runs; the pipe is empty, so this cannot block.
         self._load_nonce = secrets.token_hex(16)

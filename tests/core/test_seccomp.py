@@ -1,0 +1,136 @@
+"""The seccomp filter: the right numbers, and in a real sandbox each refused call gets EPERM.
+
+Under the filter, SysV shared memory (which ``RLIMIT_AS`` never counts) and the keyrings
+(which outlive a sandbox and are shared by every sandbox of uid 65534) cannot be used at
+all, nor can a submission make namespaces, mount, trace, or reach bpf, perf, userfaultfd
+or io_uring. Each run below is compared with the same sandbox without the filter, so the
+test shows it is the filter, not some other limit, that refuses.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from menace_course.limits import Limits
+from menace_course.sandbox import seccomp
+from menace_course.sandbox.launch import bwrap_plan, child_python
+
+# Arguments that make each call succeed (or fail for a reason other than EPERM) when allowed.
+PROBE = r"""
+import ctypes, json, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+if os.getuid() == 0:  # as the harness does: never run as root
+    os.setgroups([]); os.setgid(65534); os.setuid(65534)
+numbers, clone_ns, clone3 = json.loads(sys.argv[1])
+args = {
+    "shmget": (0, 1 << 20, 0o1600), "semget": (0, 1, 0o1600), "msgget": (0, 0o1600),
+    "add_key": (b"user", b"menace-note", b"hello", 5, -2),  # the process keyring
+    "keyctl": (0, -4, 1),  # KEYCTL_GET_KEYRING_ID of the user keyring
+    "personality": (0xFFFFFFFF,), "userfaultfd": (1,), "unshare": (0,),
+}
+found = {}
+for name, number in numbers.items():
+    ctypes.set_errno(0)
+    result = libc.syscall(number, *args.get(name, ()))
+    found[name] = 0 if result >= 0 else ctypes.get_errno()
+pid = os.fork()  # a plain fork is allowed
+if pid == 0:
+    os._exit(7)
+found["fork"] = os.waitpid(pid, 0)[1] >> 8
+ctypes.set_errno(0)
+result = libc.syscall(clone_ns, 0x10000000 | 17, 0, 0, 0, 0)  # CLONE_NEWUSER | SIGCHLD
+if result == 0:
+    os._exit(0)
+found["clone_newuser"] = 0 if result >= 0 else ctypes.get_errno()
+ctypes.set_errno(0)
+found["clone3"] = 0 if libc.syscall(clone3, 0, 0) >= 0 else ctypes.get_errno()
+print(json.dumps(found))
+"""
+
+pytestmark = pytest.mark.skipif(not seccomp.supported(), reason="no seccomp filter for this machine")
+
+
+def run_probe(tmp_path, with_filter):
+    column = 0 if seccomp.machine() == "x86_64" else 1
+    numbers = {name: n[column] for name, n in seccomp.SYSCALLS.items() if n[column] is not None}
+    spec = json.dumps([numbers, seccomp.CLONE[column], seccomp.CLONE3[column]])
+    # The probe needs ctypes, so it runs without the harness, with the stdlib only.
+    command = [str(child_python()), "-I", "-S", "-c", PROBE, spec]
+    plan = bwrap_plan(tmp_path, Limits(), command, with_filter=with_filter)
+    try:
+        done = subprocess.run(
+            plan.argv, env=plan.env, pass_fds=plan.pass_fds, capture_output=True, timeout=60, check=False
+        )
+    finally:
+        for fd in plan.close_after_start:
+            os.close(fd)
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+@pytest.mark.bwrap
+def test_every_refused_call_fails_with_eperm_in_a_real_sandbox(tmp_path):
+    found = run_probe(tmp_path, with_filter=True)
+    refused = {name: code for name, code in found.items() if name not in ("fork", "clone3")}
+    assert refused == dict.fromkeys(refused, errno.EPERM)
+    assert found["fork"] == 7  # ordinary processes still work where the limits allow them
+    assert found["clone3"] == errno.ENOSYS  # libc falls back to clone, whose flags are checked
+
+
+@pytest.mark.bwrap
+def test_without_the_filter_shared_memory_keys_and_namespaces_would_work(tmp_path):
+    found = run_probe(tmp_path, with_filter=False)
+    allowed = ("shmget", "semget", "msgget", "add_key", "keyctl", "personality", "unshare", "clone_newuser")
+    for name in allowed:
+        assert found[name] == 0, name
+    assert found["clone3"] != errno.ENOSYS
+
+
+def test_the_program_is_well_formed_and_ends_in_returns():
+    for machine in seccomp.AUDIT_ARCH:
+        code = seccomp.program(machine)
+        assert len(code) % 8 == 0 and len(code) // 8 < 255
+        last_three = [code[i : i + 8] for i in range(len(code) - 24, len(code), 8)]
+        assert [int.from_bytes(ins[:2], sys.byteorder) for ins in last_three] == [0x06] * 3
+
+
+def test_every_number_is_the_kernels_as_libseccomp_knows_it():
+    try:
+        lib = ctypes.CDLL("libseccomp.so.2")
+    except OSError:
+        if os.environ.get("CI"):
+            pytest.fail("libseccomp is not installed, but CI must check the syscall table (libseccomp-dev)")
+        pytest.skip("libseccomp is not installed")
+    resolve = lib.seccomp_syscall_resolve_name_arch
+    resolve.restype = ctypes.c_int
+    resolve.argtypes = [ctypes.c_uint32, ctypes.c_char_p]
+    table = {**seccomp.SYSCALLS, "clone": seccomp.CLONE, "clone3": seccomp.CLONE3}
+    for column, machine in enumerate(("x86_64", "aarch64")):
+        arch = seccomp.AUDIT_ARCH[machine]
+        for name, numbers in table.items():
+            expected = numbers[column]
+            got = resolve(arch, name.encode())
+            assert (got if got >= 0 else None) == expected, (machine, name)
+
+
+@pytest.mark.bwrap
+def test_the_harness_is_started_under_the_filter(tmp_path):
+    from menace_course.sandbox.launch import plan_launch
+
+    plan = plan_launch("bwrap", tmp_path, Limits(), (0, 1))
+    try:
+        assert "--seccomp" in plan.argv
+        fd = int(plan.argv[plan.argv.index("--seccomp") + 1])
+        assert fd in plan.pass_fds and fd in plan.close_after_start
+        assert os.read(fd, 65536) == seccomp.program()
+    finally:
+        for fd in plan.close_after_start:
+            os.close(fd)
