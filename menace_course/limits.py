@@ -17,9 +17,8 @@ class Limits:
     call_seconds: float = 2.0  #: the child's time for one call (see sandbox.clock)
     import_seconds: float = 5.0  #: the child's time for loading the file
     budget_seconds: float = 20.0  #: the child's time for everything on one submission (loads, calls)
-    #: hard wall-clock end of one submission, however busy the machine (None: the budget,
-    #: the loading time and 5 s more)
-    wall_seconds: float | None = None
+    #: hard wall-clock end of one submission, however busy the machine (see wall_limit)
+    wall_seconds: float = 30.0
     memory_bytes: int = 512 * 1024 * 1024  #: address space of the child
     cpu_seconds: int = 60  #: CPU time of the child's whole life (a backstop)
     file_size_bytes: int = 1024 * 1024  #: largest file the child may write (in its tmpfs)
@@ -31,10 +30,12 @@ class Limits:
 
     @property
     def wall_limit(self) -> float:
-        """Seconds of wall clock after which nothing waits on a submission's child any more."""
-        if self.wall_seconds is not None:
-            return self.wall_seconds
-        return self.budget_seconds + self.import_seconds + 5.0
+        """Seconds of wall clock after which nothing waits on a submission's child any more.
+
+        ``wall_seconds``, but never less than the budget, the loading time and 5 s: a
+        challenge that raises its budget raises its wall limit with it.
+        """
+        return max(self.wall_seconds, self.budget_seconds + self.import_seconds + 5.0)
 
     def rlimits(self) -> dict[str, object]:
         """The resource limits the harness sets on itself before loading student code."""
