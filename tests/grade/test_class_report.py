@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import re
+from dataclasses import replace
 from pathlib import Path
 
 from grade_support import REPO
@@ -109,3 +111,26 @@ def test_grades_csv_has_lms_columns_and_one_column_per_test(tmp_path: Path) -> N
             "floor": "0",
         }
     ]
+
+
+def test_the_report_names_who_could_not_run_who_timed_out_and_who_needs_review() -> None:
+    stats = ClassStats(TESTS)
+    loops = row("lou", "failed", ("win", "loss", "floor"))
+    loops = replace(loops, tests=(replace(loops.tests[0], outcome="timeout"), *loops.tests[1:]))
+    stats.add(loops)
+    hangs = replace(row("hal", "load_error"), reason="hal.py did not finish loading in time")
+    stats.add(hangs, {"load_problem": {"detail": {"problem": "timeout"}}, "grading": {"notes": []}})
+    crashed = row("cy", "load_error")
+    stats.add(crashed, {"load_problem": {"detail": {"problem": "raised", "error_type": "ZeroDivisionError"}}})
+    stats.add(row("eve", "syntax_error"))
+    stats.add(row("ada", "passed"), {"grading": {"notes": ["needs review: one file on disk with bo's"]}})
+    html = render_class_report(stats, REPO / "feedback_templates", "Back into the box", "after_game")
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "3 could not be run (and 1 of those whose tests ran had checks that did not finish" in text
+    could_not_run = text.split("Could not run", 1)[1].split("Timed out", 1)[0]
+    assert "hal" in could_not_run and "timeout while loading" in could_not_run
+    assert "ZeroDivisionError while loading" in could_not_run and "syntax error" in could_not_run
+    timed_out = text.split("Timed out", 1)[1].split("Slowest", 1)[0]
+    assert "lou" in timed_out and "1 check did not finish in time" in timed_out
+    review = text.split("Needs review", 1)[1].split("Could not run", 1)[0]
+    assert "ada" in review and "one file on disk with bo" in review
