@@ -123,7 +123,9 @@ def decode(data: Any, depth: int = 0) -> Any:
     """Turn tagged data back into Python values; anything unknown raises :class:`WireError`."""
     if depth > MAX_DEPTH + 2:
         raise WireError("nested too deeply")
-    if data is None or _type(data) in (bool, int, float, str):
+    if _type(data) is str:
+        return _storable(data)
+    if data is None or _type(data) in (bool, int, float):
         return data
     if _type(data) is list:
         return [decode(item, depth + 1) for item in data]
@@ -164,8 +166,17 @@ def decode(data: Any, depth: int = 0) -> Any:
         type_name, description = data.get("type"), data.get("repr")
         if _type(type_name) is not str or _type(description) is not str:
             raise WireError("bad object")
-        return Opaque(type_name[:100], description[: MAX_REPR + 100])
+        return Opaque(_storable(type_name[:100]), _storable(description[: MAX_REPR + 100]))
     raise WireError(f"unknown tag {tag!r}")
+
+
+def _storable(text: str) -> str:
+    """``text``, with lone surrogates (which no UTF-8 file can hold) written as escapes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def _items(data: dict[str, Any]) -> list[Any]:

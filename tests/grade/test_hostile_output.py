@@ -280,3 +280,12 @@ def test_a_terminal_receives_no_escape_but_our_own_colours(name: str) -> None:
     assert "\x1b]" not in text and "\r" not in text.replace("\r\n", "")
     plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
     assert not any(line.startswith("✓ after_game passes") for line in plain.splitlines())
+
+
+def test_lone_surrogates_are_shown_as_escapes_not_a_crash(graded: Path) -> None:
+    record = next(r for r in records(graded) if r["grading"]["student"] == "lone_surrogates")
+    assert record["status"] == "checked"
+    text = (graded / "feedback" / "lone_surrogates.md").read_text(encoding="utf-8")
+    assert "\\udfff raised" in text and "\\ud800 printed" in text
+    got = [t["detail"]["got"] for t in record["tests"] if t["detail"] and t["detail"]["got"]]
+    assert got and all(g == "<Odd: \\udcff odd>" for g in got), got
