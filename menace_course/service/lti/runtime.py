@@ -1,0 +1,101 @@
+"""What the LTI part of a running service holds: keys, tool config, storage, passback worker.
+
+:func:`install <menace_course.service.lti.install>` builds one :class:`LtiState` per app and
+keeps it in ``app.extensions["menace_lti"]``; request code reaches it with :func:`lti_state`.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+from flask import current_app
+
+from menace_course import catalog
+from menace_course.checking import suite as suites
+from menace_course.course import Course
+from menace_course.service.db.engine import Database
+from menace_course.service.lti.keys import KeyStore
+from menace_course.service.lti.passback import Challenge as PassbackChallenge
+from menace_course.service.lti.passback import PassbackWorker, TimeoutSession
+from menace_course.service.lti.storage import DbLaunchDataStorage
+from menace_course.service.lti.toolconf import DbToolConf
+
+#: The tool's keys live here, inside the service's state folder (``<course>/.menace``).
+KEYS_FOLDER = "lti-keys"
+
+
+def keys_folder(state_dir: Path) -> Path:
+    """Where the tool's keys are kept for a service whose state folder is ``state_dir``."""
+    return state_dir / KEYS_FOLDER
+
+
+@dataclass(frozen=True)
+class ChallengeChoice:
+    """A challenge as the deep-linking picker shows it."""
+
+    slug: str
+    title: str
+    stars: int
+    max_score: float
+    policy: str
+
+
+@dataclass
+class LtiState:
+    """The LTI parts of one running service."""
+
+    course: Course
+    db: Database
+    keys: KeyStore
+    toolconf: DbToolConf
+    storage: DbLaunchDataStorage
+    worker: PassbackWorker = field(init=False)
+    _maxima: dict[str, float] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        """Make the passback worker (started by :func:`install`)."""
+        self.worker = PassbackWorker(self.db, self.keys, self.passback_info)
+
+    @classmethod
+    def build(cls, course: Course, db: Database, state_dir: Path) -> LtiState:
+        """The LTI state of a service on ``course`` and ``db``, its keys under ``state_dir``."""
+        keys = KeyStore(keys_folder(state_dir))
+        return cls(course, db, keys, DbToolConf(db, keys), DbLaunchDataStorage(db))
+
+    def http(self) -> requests.Session:
+        """A session for calls to a platform (its JWKS): every call has a timeout."""
+        return TimeoutSession()
+
+    def challenge_slugs(self) -> list[str]:
+        """The course's challenges."""
+        return catalog.list_slugs(self.course)
+
+    def max_score(self, slug: str) -> float:
+        """A challenge's maximum score: the points of all its checks (examples and hidden)."""
+        with self._lock:
+            if slug not in self._maxima:
+                challenge = catalog.load_challenge(self.course, slug)
+                self._maxima[slug] = float(sum(case.points for case in suites.collect(self.course, challenge).cases))
+            return self._maxima[slug]
+
+    def challenge_list(self) -> list[ChallengeChoice]:
+        """Every challenge, for the instructor's pick."""
+        return [
+            ChallengeChoice(c.slug, c.title, c.stars, self.max_score(c.slug), c.score_policy)
+            for c in catalog.load_all(self.course)
+        ]
+
+    def passback_info(self, slug: str) -> PassbackChallenge:
+        """What passback needs of a challenge (its title, score policy and maximum)."""
+        challenge = catalog.load_challenge(self.course, slug)
+        return PassbackChallenge(challenge.title, challenge.score_policy, self.max_score(slug))
+
+
+def lti_state() -> LtiState:
+    """The running service's LTI state (inside a request or an app context)."""
+    found: LtiState = current_app.extensions["menace_lti"]
+    return found
