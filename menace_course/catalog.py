@@ -12,6 +12,7 @@ in ``hidden_tests/<slug>/``, and its reference in ``reference/<slug>.py``.
     params = ["beads", "square", "result"]
     pure = true                   # the function must not change its arguments
     example_hint = "read_the_rules"
+    score_policy = "best"         # optional: "best" (default) or "latest" attempt counts in an LMS
     [limits]                      # optional; any field of limits.Limits
     call_seconds = 2.0
     [[examples]]                  # shown to students in full
@@ -47,6 +48,8 @@ from menace_course.limits import Limits
 from menace_course.schema import SchemaError, read_table
 
 SLUG_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,39}$")
+#: ``score_policy``: which attempt's score an LMS gradebook gets (LTI passback, docs/lti.md).
+SCORE_POLICIES = ("best", "latest")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -86,6 +89,7 @@ class ChallengeFile:
     limits: Limits = field(default_factory=Limits)
     examples: tuple[ExampleEntry, ...] = ()
     validate: ValidateTable = field(default_factory=ValidateTable)
+    score_policy: str = "best"  #: which attempt counts in an LMS gradebook: "best" or "latest"
 
 
 # -- the challenge, as the grader uses it ---------------------------------------------------
@@ -117,6 +121,7 @@ class Challenge:
     mutant_threshold: float = 0.9
     equivalent_mutants: tuple[str, ...] = ()
     mutate: tuple[str, ...] = ()  #: top-level names of the reference validate mutates (empty: all)
+    score_policy: str = "best"  #: which checked attempt counts in an LMS gradebook (LTI passback)
 
     @property
     def starter(self) -> Path:
@@ -194,6 +199,8 @@ def _check_values(file: ChallengeFile) -> None:
     ]:
         if not _IDENTIFIER.match(name):
             raise SchemaError(f"{key}: expected a Python name, got {name!r}")
+    if file.score_policy not in SCORE_POLICIES:
+        raise SchemaError(f"score_policy: expected \"best\" or \"latest\", got {file.score_policy!r}")
     if file.stars < 1:
         raise SchemaError(f"stars: expected 1 or more, got {file.stars}")
     if not 0.0 <= file.validate.mutant_threshold <= 1.0:
@@ -221,6 +228,7 @@ def _challenge_from(file: ChallengeFile, slug: str, folder: Path) -> Challenge:
         mutant_threshold=file.validate.mutant_threshold,
         equivalent_mutants=file.validate.equivalent_mutants,
         mutate=file.validate.mutate,
+        score_policy=file.score_policy,
     )
 
 
