@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "show": ("menace_course.commands.show", "show", "Show a challenge's text: what to write."),
     "serve": ("menace_course.commands.serve", "serve", "Run the check service (web page and API)."),
     "users": ("menace_course.commands.users", "users", "Manage the check service's users and tokens."),
+    "lti": ("menace_course.commands.lti", "lti", "Connect the check service to Canvas or Moodle (LTI 1.3)."),
 }
 
 
