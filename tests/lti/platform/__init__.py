@@ -397,8 +397,14 @@ def create_app(state: PlatformState) -> Flask:
         return service
 
     def answer(result: PlatformResponse) -> Response:
-        body = json.dumps(result.result if result.result is not None else {"message": result.message})
-        return Response(body, status=result.code, mimetype=result.media_type)
+        """lti1p3platform's answer as HTTP: a page of items is a JSON array plus a Link header."""
+        data = result.result if result.result is not None else {"message": result.message}
+        headers = {}
+        if isinstance(data, dict) and "content" in data and "has_next" in data:
+            if data.get("next"):
+                headers["Link"] = f'<{data["next"]}>; rel="next"'
+            data = data["content"]
+        return Response(json.dumps(data), status=result.code, mimetype=result.media_type, headers=headers)
 
     @app.get("/")
     def home() -> str:
