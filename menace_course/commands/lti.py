@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from menace_course.commands.check import course_option
+from menace_course.commands.options import course_option
 from menace_course.course import find_course
 from menace_course.errors import UsageError
 
