@@ -577,7 +577,8 @@ def _home_page(state: PlatformState) -> str:
         "<!doctype html><html><head><meta charset='utf-8'><title>Test LMS</title>",
         "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
         "table{border-collapse:collapse}td,th{border:1px solid #999;padding:.3em .6em}"
-        "code{background:#eee;padding:.1em .3em}</style></head><body>",
+        "code{background:#eee;padding:.1em .3em}pre{white-space:pre-wrap;background:#eee;padding:.5em}"
+        "</style></head><body>",
         "<h1>Test LMS (LTI 1.3 platform for menace-course)</h1>",
         "<h2>Register this platform in the tool</h2>",
         f"<pre id='register'>{e(state.add_platform_command())}</pre>",
@@ -612,7 +613,7 @@ def _home_page(state: PlatformState) -> str:
                     cells = latest_scores(state, link.lineitem_id)
                     parts.append(
                         f"<table class='gradebook' data-link='{e(link.id)}'><tr><th>student</th>"
-                        f"<th>score (out of {e(str(item.get('scoreMaximum')))})</th><th>when</th></tr>"
+                        f"<th>score (out of {item.get('scoreMaximum', 0):g})</th><th>when</th></tr>"
                     )
                     for person in people:
                         cell = cells.get(person.sub)
