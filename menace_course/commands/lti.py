@@ -19,6 +19,7 @@ They act on the same database and key folder as ``menace serve`` in the same cou
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -26,16 +27,19 @@ from menace_course.commands.options import course_option
 from menace_course.course import find_course
 from menace_course.errors import UsageError
 
+if TYPE_CHECKING:
+    from menace_course.service.db.engine import Database
+
 db_option = click.option(
     "--db",
     "db_url",
     default="",
     metavar="URL",
-    help="The service's database (SQLAlchemy URL); default: <course>/.menace/service.sqlite3, as menace serve.",
+    help="The service's database (an SQLAlchemy URL); default: the one menace serve uses.",
 )
 
 
-def _open(course: Path | None, db_url: str) -> tuple[object, Path]:
+def _open(course: Path | None, db_url: str) -> tuple[Database, Path]:
     """The service's database (migrated) and its state folder."""
     from menace_course.service.config import ServiceConfig
     from menace_course.service.db.engine import Database
@@ -96,8 +100,12 @@ def tool_config(base_url: str, output_format: str) -> int:
 
 
 @lti.command("add-platform")
-@click.option("--issuer", required=True, help="The platform's issuer (iss), e.g. https://canvas.instructure.com.")
-@click.option("--client-id", required=True, help="The client id the LMS gave the tool (Canvas: the developer key's id).")
+@click.option(
+    "--issuer", required=True, help="The platform's issuer (iss), e.g. https://canvas.instructure.com."
+)
+@click.option(
+    "--client-id", required=True, help="The client id the LMS gave the tool (Canvas: the developer key's id)."
+)
 @click.option(
     "--deployment-id",
     "deployment_ids",
@@ -108,7 +116,9 @@ def tool_config(base_url: str, output_format: str) -> int:
 @click.option("--auth-login-url", required=True, help="The platform's OIDC authorization URL.")
 @click.option("--auth-token-url", required=True, help="The platform's OAuth2 token URL (for grade passback).")
 @click.option("--key-set-url", required=True, help="The platform's public key set (JWKS) URL.")
-@click.option("--auth-audience", default=None, help="The token URL's audience, if the LMS says it differs (rare).")
+@click.option(
+    "--auth-audience", default=None, help="The token URL's audience, if the LMS says it differs (rare)."
+)
 @course_option
 @db_option
 def add_platform(
@@ -123,9 +133,9 @@ def add_platform(
     db_url: str,
 ) -> int:
     """Register an LMS (a platform) and its deployments; run again to update it or add deployments."""
+    from menace_course.service.lti.keys import KeyStore
     from menace_course.service.lti.registry import PlatformSpec, add_platform
     from menace_course.service.lti.runtime import keys_folder
-    from menace_course.service.lti.keys import KeyStore
 
     spec = PlatformSpec(
         issuer.strip(),
@@ -139,7 +149,7 @@ def add_platform(
     if spec.problems():
         raise UsageError("; ".join(spec.problems()))
     db, state_dir = _open(course, db_url)
-    with db.writing() as session:  # type: ignore[attr-defined]
+    with db.writing() as session:
         added = add_platform(session, spec)
         deployments = [d.deployment_id for d in added.platform.deployments]
     key = KeyStore(keys_folder(state_dir)).current()
@@ -159,7 +169,7 @@ def list_platforms(course: Path | None, db_url: str) -> int:
     from menace_course.service.lti.registry import list_platforms as registered
 
     db, _ = _open(course, db_url)
-    with db.reading() as session:  # type: ignore[attr-defined]
+    with db.reading() as session:
         platforms = registered(session)
         if not platforms:
             click.echo("no platform registered yet: menace lti add-platform --help")
@@ -167,7 +177,10 @@ def list_platforms(course: Path | None, db_url: str) -> int:
             click.echo(f"{p.issuer}  client id {p.client_id}")
             click.echo(f"    deployments: {', '.join(d.deployment_id for d in p.deployments) or '(none)'}")
             click.echo(f"    login {p.auth_login_url}")
-            click.echo(f"    token {p.auth_token_url}" + (f" (audience {p.auth_audience})" if p.auth_audience else ""))
+            click.echo(
+                f"    token {p.auth_token_url}"
+                + (f" (audience {p.auth_audience})" if p.auth_audience else "")
+            )
             click.echo(f"    keys  {p.key_set_url}")
     return 0
 
@@ -175,15 +188,19 @@ def list_platforms(course: Path | None, db_url: str) -> int:
 @lti.command("remove-platform")
 @click.option("--issuer", required=True, help="The platform's issuer.")
 @click.option("--client-id", required=True, help="Its client id.")
-@click.option("--deployment-id", default=None, help="Remove only this deployment (default: the whole platform).")
+@click.option(
+    "--deployment-id", default=None, help="Remove only this deployment (default: the whole platform)."
+)
 @course_option
 @db_option
-def remove_platform(issuer: str, client_id: str, deployment_id: str | None, course: Path | None, db_url: str) -> int:
+def remove_platform(
+    issuer: str, client_id: str, deployment_id: str | None, course: Path | None, db_url: str
+) -> int:
     """Remove a platform (launches from it are refused from then on), or one of its deployments."""
     from menace_course.service.lti.registry import remove
 
     db, _ = _open(course, db_url)
-    with db.writing() as session:  # type: ignore[attr-defined]
+    with db.writing() as session:
         click.echo(remove(session, issuer, client_id, deployment_id))
     return 0
 

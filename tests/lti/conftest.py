@@ -84,7 +84,9 @@ def stop_service(service: Service) -> None:
     shutdown(service.app)
 
 
-def register(service: Service, lms: RunningPlatform, deployments: tuple[str, ...] = ("deployment-1", "deployment-2")) -> None:
+def register(
+    service: Service, lms: RunningPlatform, deployments: tuple[str, ...] = ("deployment-1", "deployment-2")
+) -> None:
     """Register the LMS in the tool, as ``menace lti add-platform`` does."""
     from menace_course.service.lti.registry import PlatformSpec, add_platform
 
@@ -108,7 +110,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     course = copy_course(tmp_path_factory.mktemp("course"))
     # One challenge counts the latest attempt, to try both policies.
     toml = course / "challenges" / "count_boxes" / "challenge.toml"
-    toml.write_text(toml.read_text(encoding="utf-8").replace('stars = ', 'score_policy = "latest"\nstars = ', 1))
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace("stars = ", 'score_policy = "latest"\nstars = ', 1)
+    )
     running = start_service(course)
     yield running
     stop_service(running)
@@ -136,12 +140,14 @@ class Browser(requests.Session):
         assert action, response.text[:500]
         fields = {
             name: html.unescape(value)
-            for name, value in re.findall(r"<input type=['\"]hidden['\"] name=['\"](\w+)['\"] value=['\"]([^'\"]*)['\"]", response.text)
+            for name, value in re.findall(
+                r"<input type=['\"]hidden['\"] name=['\"](\w+)['\"] value=['\"]([^'\"]*)['\"]", response.text
+            )
         }
         return self.post(html.unescape(action.group(1)), data=fields)
 
     def launch(self, lms: RunningPlatform, user: str, link: str | None = None) -> requests.Response:
-        """Open ``link`` in the LMS as ``user`` (or, without a link, add an activity) up to the tool's answer."""
+        """Open ``link`` in the LMS as ``user`` (without a link: add an activity), up to the tool's answer."""
         params = {"user": user} if link is None else {"user": user, "link": link}
         return self.follow_form(self.get(f"{lms.url}/launch", params=params))
 
@@ -158,7 +164,10 @@ def add_activity(lms: RunningPlatform, slug: str, teacher: str = "ines") -> str:
     picker = browser.launch(lms, teacher)
     launch_id = re.search(r'name="launch" value="([^"]+)"', picker.text)
     assert launch_id, picker.text[:800]
-    back = browser.post(picker.url.replace("/lti/launch", "/lti/deep-link"), data={"launch": launch_id.group(1), "challenge": slug})
+    back = browser.post(
+        picker.url.replace("/lti/launch", "/lti/deep-link"),
+        data={"launch": launch_id.group(1), "challenge": slug},
+    )
     assert browser.follow_form(back).status_code == 200
     (new,) = set(lms.state.links) - before
     return new
@@ -184,7 +193,9 @@ def check_on_page(browser: Browser, service: Service, slug: str, source: str) ->
     """Press Check my program on the challenge page (the form's way), as the signed-in student."""
     page = browser.get(f"{service.url}/c/{slug}")
     assert page.status_code == 200, page.text[:300]
-    done = browser.post(f"{service.url}/c/{slug}/check", data={"source": source, "csrf_token": browser.csrf(page)})
+    done = browser.post(
+        f"{service.url}/c/{slug}/check", data={"source": source, "csrf_token": browser.csrf(page)}
+    )
     assert done.status_code == 200, done.text[:500]
     return done
 

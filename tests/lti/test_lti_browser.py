@@ -86,7 +86,9 @@ def test_a_student_launched_from_the_lms_checks_in_the_browser_and_the_lms_gets_
     driver.get(lms.url + "/")
     links_before = set(lms.state.links)
     driver.find_element(By.XPATH, "//a[contains(., 'Add a MENACE activity as Ines Ide')]").click()
-    wait_until(driver, lambda d: d.current_url.startswith(service.url) and "Add a MENACE challenge" in d.page_source)
+    wait_until(
+        driver, lambda d: d.current_url.startswith(service.url) and "Add a MENACE challenge" in d.page_source
+    )
     driver.save_screenshot(str(artifacts / "1-picker.png"))
     driver.find_element(By.ID, "pick-after_game").click()
     wait_until(driver, lambda d: d.current_url.rstrip("/") == lms.url and set(lms.state.links) - links_before)

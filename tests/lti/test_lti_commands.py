@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 from tests.lti.conftest import copy_course
+
+pytestmark = pytest.mark.slow
 
 
 def menace(*args: str, course: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -74,7 +74,10 @@ def test_tool_config_refuses_a_plain_http_public_address() -> None:
 def test_add_platform_registers_updates_and_adds_deployments(course: Path) -> None:
     first = menace("lti", "add-platform", *PLATFORM, course=course)
     assert first.returncode == 0, first.stderr
-    assert "registered https://canvas.instructure.com (client id 10000000000042); deployments: 7:abc" in first.stdout
+    assert (
+        "registered https://canvas.instructure.com (client id 10000000000042); deployments: 7:abc"
+        in first.stdout
+    )
     again = menace("lti", "add-platform", *PLATFORM, "--deployment-id", "8:def", course=course)
     assert again.returncode == 0 and "updated" in again.stdout and "7:abc, 8:def" in again.stdout
     second = menace("lti", "add-platform", *PLATFORM[:2], "--client-id", "99", *PLATFORM[4:], course=course)
@@ -82,10 +85,19 @@ def test_add_platform_registers_updates_and_adds_deployments(course: Path) -> No
     listed = menace("lti", "list-platforms", course=course)
     assert listed.stdout.count("https://canvas.instructure.com  client id") == 2
     assert "deployments: 7:abc, 8:def" in listed.stdout
-    removed = menace("lti", "remove-platform", "--issuer", "https://canvas.instructure.com", "--client-id", "99", course=course)
+    removed = menace(
+        "lti",
+        "remove-platform",
+        "--issuer",
+        "https://canvas.instructure.com",
+        "--client-id",
+        "99",
+        course=course,
+    )
     assert removed.returncode == 0 and "removed the platform" in removed.stdout
     one = menace(
-        "lti", "remove-platform", "--issuer", "https://canvas.instructure.com", "--client-id", "10000000000042",
+        "lti", "remove-platform",
+        "--issuer", "https://canvas.instructure.com", "--client-id", "10000000000042",
         "--deployment-id", "8:def", course=course,
     )  # fmt: skip
     assert one.returncode == 0 and "removed the deployment 8:def" in one.stdout
@@ -100,7 +112,9 @@ def test_add_platform_registers_updates_and_adds_deployments(course: Path) -> No
         (("--issuer", " "), "--issuer must not be empty"),
     ],
 )
-def test_add_platform_refuses_bad_values_in_one_line(course: Path, change: tuple[str, str], message: str) -> None:
+def test_add_platform_refuses_bad_values_in_one_line(
+    course: Path, change: tuple[str, str], message: str
+) -> None:
     args = list(PLATFORM)
     args[args.index(change[0]) + 1] = change[1]
     done = menace("lti", "add-platform", *args, course=course)

@@ -27,7 +27,9 @@ RIGHT = (REPO / "reference" / "after_game.py").read_text(encoding="utf-8")
 WRONG = (REPO / "challenges" / "after_game" / "wrong" / "no_floor.py").read_text(encoding="utf-8")
 
 
-def test_login_stores_a_nonce_and_sends_the_browser_to_the_platform_with_state(service: Service, lms: RunningPlatform) -> None:
+def test_login_stores_a_nonce_and_sends_the_browser_to_the_platform_with_state(
+    service: Service, lms: RunningPlatform
+) -> None:
     browser = Browser()
     answer = browser.get(
         f"{service.url}/lti/login",
@@ -89,7 +91,9 @@ def test_a_learner_lands_on_the_challenge_signed_in_under_the_platforms_id_and_n
         )
 
 
-def test_each_check_sends_the_score_to_the_platforms_grade_service(service: Service, lms: RunningPlatform) -> None:
+def test_each_check_sends_the_score_to_the_platforms_grade_service(
+    service: Service, lms: RunningPlatform
+) -> None:
     link_id = add_activity(lms, "after_game")
     lineitem = lms.state.links[link_id].lineitem_id
     browser = Browser()
@@ -98,7 +102,14 @@ def test_each_check_sends_the_score_to_the_platforms_grade_service(service: Serv
     assert "no_floor" not in feedback.text  # the student's page, not a traceback
     (post,) = wait_for(lambda: scores_of(lms, "bob", lineitem), what="bob's score")
     body = post.body
-    assert set(body) == {"userId", "scoreGiven", "scoreMaximum", "activityProgress", "gradingProgress", "timestamp"}
+    assert set(body) == {
+        "userId",
+        "scoreGiven",
+        "scoreMaximum",
+        "activityProgress",
+        "gradingProgress",
+        "timestamp",
+    }
     assert body["userId"] == "bob" and body["scoreMaximum"] == 15
     assert 0 < body["scoreGiven"] < 15
     assert (body["activityProgress"], body["gradingProgress"]) == ("Completed", "FullyGraded")
@@ -118,7 +129,9 @@ def test_each_check_sends_the_score_to_the_platforms_grade_service(service: Serv
     assert latest.body["scoreGiven"] == 15
 
 
-def test_a_latest_policy_challenge_sends_the_last_score_even_when_lower(service: Service, lms: RunningPlatform) -> None:
+def test_a_latest_policy_challenge_sends_the_last_score_even_when_lower(
+    service: Service, lms: RunningPlatform
+) -> None:
     link_id = add_activity(lms, "count_boxes")
     lineitem = lms.state.links[link_id].lineitem_id
     browser = Browser()
@@ -126,30 +139,45 @@ def test_a_latest_policy_challenge_sends_the_last_score_even_when_lower(service:
     right = (REPO / "reference" / "count_boxes.py").read_text(encoding="utf-8")
     wrong = next((REPO / "challenges" / "count_boxes" / "wrong").glob("*.py")).read_text(encoding="utf-8")
     check_on_page(browser, service, "count_boxes", right)
-    top = wait_for(lambda: scores_of(lms, "alice", lineitem), what="alice's first score")[0].body["scoreGiven"]
+    top = wait_for(lambda: scores_of(lms, "alice", lineitem), what="alice's first score")[0].body[
+        "scoreGiven"
+    ]
     check_on_page(browser, service, "count_boxes", wrong)
     wait_for(lambda: len(scores_of(lms, "alice", lineitem)) >= 2, what="the second passback")
     latest = max(scores_of(lms, "alice", lineitem), key=lambda s: s.body["timestamp"])
     assert latest.body["scoreGiven"] < top
 
 
-def test_a_link_without_a_grade_column_gets_one_made_once_and_reused(service: Service, lms: RunningPlatform) -> None:
+def test_a_link_without_a_grade_column_gets_one_made_once_and_reused(
+    service: Service, lms: RunningPlatform
+) -> None:
     with lms.state.lock:
-        lms.state.links["plain"] = Link("plain", "course-a", "Made by hand", f"{service.url}/lti/launch", {"challenge": "after_game"}, None)
+        lms.state.links["plain"] = Link(
+            "plain",
+            "course-a",
+            "Made by hand",
+            f"{service.url}/lti/launch",
+            {"challenge": "after_game"},
+            None,
+        )
     before = set(lms.state.lineitems)
     for student in ("alice", "bob"):
         browser = Browser()
         browser.launch(lms, student, "plain")
         check_on_page(browser, service, "after_game", RIGHT)
     made = wait_for(lambda: set(lms.state.lineitems) - before, what="a line item made by the tool")
-    wait_for(lambda: {s.body["userId"] for s in lms.state.scores if s.lineitem_id in made} == {"alice", "bob"},
-             what="both scores on the made line item")
+    wait_for(
+        lambda: {s.body["userId"] for s in lms.state.scores if s.lineitem_id in made} == {"alice", "bob"},
+        what="both scores on the made line item",
+    )
     (lineitem_id,) = made
     item = lms.state.lineitems[lineitem_id]
     assert (item["resourceLinkId"], item["tag"], item["scoreMaximum"]) == ("plain", "menace:after_game", 15)
 
 
-def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(service: Service, lms: RunningPlatform) -> None:
+def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(
+    service: Service, lms: RunningPlatform
+) -> None:
     link_id = add_activity(lms, "after_game")
     lineitem = lms.state.links[link_id].lineitem_id
     browser = Browser()
@@ -164,7 +192,9 @@ def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(service:
         assert scores_of(lms, "alice", lineitem) == []
     finally:
         restarted = lms.restart()
-    (post,) = wait_for(lambda: scores_of(restarted, "alice", lineitem), seconds=60, what="the retried passback")
+    (post,) = wait_for(
+        lambda: scores_of(restarted, "alice", lineitem), seconds=60, what="the retried passback"
+    )
     assert post.body["scoreGiven"] == 15
     with service.db.reading() as db:
         outcome = db.scalar(select(LtiOutcome).where(LtiOutcome.resource_link_id == link_id))
@@ -174,10 +204,14 @@ def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(service:
 
 def failed_outcome(service: Service, link_id: str) -> LtiOutcome | None:
     with service.db.reading() as db:
-        return db.scalar(select(LtiOutcome).where(LtiOutcome.resource_link_id == link_id, LtiOutcome.tries > 0))
+        return db.scalar(
+            select(LtiOutcome).where(LtiOutcome.resource_link_id == link_id, LtiOutcome.tries > 0)
+        )
 
 
-def test_the_instructor_sees_passback_state_and_can_send_again(service: Service, lms: RunningPlatform) -> None:
+def test_the_instructor_sees_passback_state_and_can_send_again(
+    service: Service, lms: RunningPlatform
+) -> None:
     link_id = add_activity(lms, "after_game")
     lineitem = lms.state.links[link_id].lineitem_id
     student = Browser()
@@ -188,17 +222,25 @@ def test_the_instructor_sees_passback_state_and_can_send_again(service: Service,
     teacher.launch(lms, "ines", link_id)
     table = teacher.get(f"{service.url}/lti/grades")
     assert table.status_code == 200
-    row = re.search(rf'<tr data-student="bob" data-challenge="after_game" data-link="{link_id}">.*?</tr>', table.text, re.S)
+    row = re.search(
+        rf'<tr data-student="bob" data-challenge="after_game" data-link="{link_id}">.*?</tr>',
+        table.text,
+        re.S,
+    )
     assert row and "sent" in row.group(0) and "15/15" in row.group(0)
     outcome_id = re.search(r"/lti/grades/(\d+)/resend", row.group(0))
     assert outcome_id
     sent = len(scores_of(lms, "bob", lineitem))
-    again = teacher.post(f"{service.url}/lti/grades/{outcome_id.group(1)}/resend", data={"csrf_token": teacher.csrf(table)})
+    again = teacher.post(
+        f"{service.url}/lti/grades/{outcome_id.group(1)}/resend", data={"csrf_token": teacher.csrf(table)}
+    )
     assert again.status_code == 200
     wait_for(lambda: len(scores_of(lms, "bob", lineitem)) > sent, what="the resent score")
 
 
-def test_learners_see_only_their_own_work_and_a_course_never_sees_another(service: Service, lms: RunningPlatform) -> None:
+def test_learners_see_only_their_own_work_and_a_course_never_sees_another(
+    service: Service, lms: RunningPlatform
+) -> None:
     link_id = add_activity(lms, "after_game")
     alice, bob, tom = Browser(), Browser(), Browser()
     alice.launch(lms, "alice", link_id)
@@ -230,5 +272,5 @@ def test_learners_see_only_their_own_work_and_a_course_never_sees_another(servic
 
 def test_the_jwks_serves_the_tools_current_key(service: Service) -> None:
     keys = requests.get(f"{service.url}/lti/jwks", timeout=10).json()["keys"]
-    assert [k["kid"] for k in keys][0] == service.lti.keys.current().kid
+    assert keys[0]["kid"] == service.lti.keys.current().kid
     assert all(k["kty"] == "RSA" and k["alg"] == "RS256" and "d" not in k for k in keys)

@@ -96,7 +96,9 @@ def test_an_expired_token_is_refused(
 def test_an_unknown_deployment_is_refused(
     service: Service, tampered: RunningPlatform, link: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    tampered.state.mutate_claims = changed(**{"https://purl.imsglobal.org/spec/lti/claim/deployment_id": "deployment-9"})
+    tampered.state.mutate_claims = changed(
+        **{"https://purl.imsglobal.org/spec/lti/claim/deployment_id": "deployment-9"}
+    )
     answer = Browser().launch(tampered, "alice", link)
     assert_refused(answer, "deployment", caplog)
 
@@ -125,7 +127,11 @@ def test_a_launch_from_an_unregistered_platform_is_refused_at_login(
 ) -> None:
     answer = requests.get(
         f"{service.url}/lti/login",
-        params={"iss": "https://lms.example.org", "login_hint": "x", "target_link_uri": f"{service.url}/lti/launch"},
+        params={
+            "iss": "https://lms.example.org",
+            "login_hint": "x",
+            "target_link_uri": f"{service.url}/lti/launch",
+        },
         timeout=10,
     )
     assert answer.status_code == 403
@@ -133,7 +139,9 @@ def test_a_launch_from_an_unregistered_platform_is_refused_at_login(
     assert any("refused" in r.getMessage() for r in caplog.records if r.name == "menace.lti")
 
 
-def test_a_launch_with_no_state_or_garbage_is_refused_cleanly(service: Service, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_launch_with_no_state_or_garbage_is_refused_cleanly(
+    service: Service, caplog: pytest.LogCaptureFixture
+) -> None:
     for form in ({}, {"state": "x"}, {"state": "x", "id_token": "not.a.jwt"}, {"id_token": "a.b"}):
         answer = requests.post(f"{service.url}/lti/launch", data=form, timeout=10)
         assert answer.status_code in (400, 403), answer.text[:300]
@@ -141,5 +149,9 @@ def test_a_launch_with_no_state_or_garbage_is_refused_cleanly(service: Service, 
 
 
 def test_a_pick_without_its_launch_is_refused(service: Service) -> None:
-    answer = requests.post(f"{service.url}/lti/deep-link", data={"launch": "lti1p3-launch-nope", "challenge": "after_game"}, timeout=10)
+    answer = requests.post(
+        f"{service.url}/lti/deep-link",
+        data={"launch": "lti1p3-launch-nope", "challenge": "after_game"},
+        timeout=10,
+    )
     assert answer.status_code == 403 and "Add the activity again" in answer.text

@@ -36,7 +36,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from jwcrypto.jwk import JWK
+from jwcrypto.jwk import JWK  # type: ignore[import-untyped]
 
 from menace_course.errors import UsageError
 

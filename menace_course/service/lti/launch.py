@@ -51,16 +51,15 @@ class _AdministratorRole(AbstractRole):
 
 def role_of(claims: dict[str, Any]) -> Role:
     """Instructor for the staff roles the issue names; learner for everyone else."""
-    if TeacherRole(claims).check() or TeachingAssistantRole(claims).check():
-        return Role.INSTRUCTOR
-    if _AdministratorRole(claims).check():
-        return Role.INSTRUCTOR
+    for kind in (TeacherRole, TeachingAssistantRole, _AdministratorRole):
+        if kind(claims).check():
+            return Role.INSTRUCTOR
     return Role.LEARNER
 
 
 def has_context_role(claims: dict[str, Any]) -> bool:
     """True when the roles claim names a course (membership) role."""
-    parser = TeacherRole(claims)
+    parser = TeacherRole(claims)  # type: ignore[no-untyped-call]
     return any(parser.parse_role_str(r)[1] == RoleType.CONTEXT for r in claims.get(CLAIM + "roles", []))
 
 
@@ -109,7 +108,9 @@ def facts_of(claims: dict[str, Any], client_id: str) -> LaunchFacts:
     check_azp(claims, client_id)
     subject = str(claims.get("sub") or "")
     if not subject:
-        raise LaunchRefused("the LMS sent an anonymous launch (no user id); this tool needs to know the student")
+        raise LaunchRefused(
+            "the LMS sent an anonymous launch (no user id); this tool needs to know the student"
+        )
     issuer = str(claims["iss"])
     deployment_id = str(claims[CLAIM + "deployment_id"])
     context = claims.get(CLAIM + "context") or {}

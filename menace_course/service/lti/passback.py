@@ -30,10 +30,10 @@ from typing import Any
 
 import requests
 from pylti1p3.assignments_grades import AssignmentsGradesService
+from pylti1p3.contrib.flask.service_connector import FlaskServiceConnector
 from pylti1p3.exception import LtiException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
-from pylti1p3.service_connector import ServiceConnector
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -188,7 +188,7 @@ def pick_score(session: Session, outcome: LtiOutcome, policy: str) -> Score | No
     )
     if not attempts:
         return None
-    chosen = attempts[-1] if policy == "latest" else max(attempts, key=lambda a: (a.score or 0.0))
+    chosen = attempts[-1] if policy == "latest" else max(attempts, key=lambda a: a.score or 0.0)
     return Score(float(chosen.score or 0.0), float(chosen.max_score or 0.0), chosen.id)
 
 
@@ -206,7 +206,7 @@ class TimeoutSession(requests.Session):
         return super().request(method, url, *args, **kwargs)
 
 
-class TokenCachingConnector(ServiceConnector):
+class TokenCachingConnector(FlaskServiceConnector):
     """pylti1p3's service connector, remembering access tokens per process until they expire.
 
     The key is the issuer, the client id *and* the scopes: two registrations on one issuer
@@ -248,7 +248,9 @@ class Challenge:
     max_score: float | None
 
 
-def post_score(outcome: LtiOutcome, score: Score, challenge: Challenge, keys: KeyStore, sub: str) -> str | None:
+def post_score(
+    outcome: LtiOutcome, score: Score, challenge: Challenge, keys: KeyStore, sub: str
+) -> str | None:
     """Post one score with pylti1p3; returns the line item URL used when the tool made one.
 
     Raises:
@@ -289,7 +291,9 @@ def post_score(outcome: LtiOutcome, score: Score, challenge: Challenge, keys: Ke
     )
     lineitem = ags.find_or_create_lineitem(
         wanted,
-        condition=lambda item: item.get("resourceLinkId") == outcome.resource_link_id and item.get("tag") == tag,
+        condition=lambda item: (
+            item.get("resourceLinkId") == outcome.resource_link_id and item.get("tag") == tag
+        ),
     )
     ags.put_grade(grade, lineitem)
     return lineitem.get_id()
@@ -343,12 +347,11 @@ def send_one(
             return 0
         _ = outcome.platform, outcome.user  # load them before the session closes
         wanted = outcome.wanted
+        problem: str | None = None
         try:
             challenge = challenge_info(outcome.challenge)
         except Exception as error:  # a broken challenge.toml must not stop other passbacks
             challenge, problem = Challenge(outcome.challenge, "best", None), str(error)
-        else:
-            problem = None
         score = pick_score(session, outcome, challenge.policy)
     if score is None:  # nothing checked yet (or the attempts were removed): nothing to send
         with db.writing() as session:

@@ -131,7 +131,9 @@ def remove(session: Session, issuer: str, client_id: str, deployment_id: str | N
         select(LtiPlatform).where(LtiPlatform.issuer == issuer, LtiPlatform.client_id == client_id)
     )
     if platform is None:
-        raise UsageError(f"no platform with issuer {issuer!r} and client id {client_id!r} (menace lti list-platforms)")
+        raise UsageError(
+            f"no platform with issuer {issuer!r} and client id {client_id!r} (menace lti list-platforms)"
+        )
     if deployment_id is None:
         session.delete(platform)
         return f"removed the platform {issuer} (client id {client_id}) and its deployments"

@@ -79,7 +79,9 @@ class LtiState:
         with self._lock:
             if slug not in self._maxima:
                 challenge = catalog.load_challenge(self.course, slug)
-                self._maxima[slug] = float(sum(case.points for case in suites.collect(self.course, challenge).cases))
+                self._maxima[slug] = float(
+                    sum(case.points for case in suites.collect(self.course, challenge).cases)
+                )
             return self._maxima[slug]
 
     def challenge_list(self) -> list[ChallengeChoice]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pylti1p3.deployment import Deployment
 from pylti1p3.registration import Registration
-from pylti1p3.tool_config import ToolConfAbstract
+from pylti1p3.tool_config.abstract import ToolConfAbstract
 from sqlalchemy import select
 
 from menace_course.service.db.engine import Database
@@ -73,11 +73,13 @@ class DbToolConf(ToolConfAbstract):  # type: ignore[type-arg]
             found = list(session.scalars(query.limit(2)))
             return found[0] if len(found) == 1 else None
 
-    def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Registration | None:
+    def find_registration_by_issuer(  # type: ignore[override]  # pylti1p3 checks for None itself
+        self, iss: str, *args: Any, **kwargs: Any
+    ) -> Registration | None:
         """The issuer's registration, when it has exactly one."""
         return self.find_registration_by_params(iss, None)
 
-    def find_registration_by_params(
+    def find_registration_by_params(  # type: ignore[override]  # pylti1p3 checks for None itself
         self, iss: str, client_id: str | None, *args: Any, **kwargs: Any
     ) -> Registration | None:
         """The registration for ``(iss, client_id)``, or None when it is not registered."""

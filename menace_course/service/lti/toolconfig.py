@@ -19,7 +19,9 @@ SCOPES = (
     "https://purl.imsglobal.org/spec/lti-ags/scope/score",
 )
 TITLE = "MENACE course"
-DESCRIPTION = "Auto-graded exercises for the lesson 'Can Matchboxes Learn to Play?'; scores go to the gradebook."
+DESCRIPTION = (
+    "Auto-graded exercises for the lesson 'Can Matchboxes Learn to Play?'; scores go to the gradebook."
+)
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,7 @@ The tool's address: {urls.base}
   Client ID, Deployment ID and URLs.
 
 == Scopes the tool asks for ==
-  {chr(10).join('  ' + s for s in SCOPES).strip()}
+  {chr(10).join("  " + s for s in SCOPES).strip()}
 
 == Then register the LMS in the tool ==
   menace lti add-platform --issuer ISSUER --client-id CLIENT_ID --deployment-id DEPLOYMENT_ID \\

@@ -534,6 +534,12 @@ def create_app(state: PlatformState) -> Flask:
         service = grades(course)
         return answer(service.handle_resp(service.handle_get_results, line_item_id=lineitem_id))
 
+    @app.post("/offline")
+    def offline() -> Response:
+        """Take the grade service down (503) or bring it back: ``on=1`` / ``on=0``."""
+        state.unavailable = request.form.get("on") == "1"
+        return redirect("/")  # type: ignore[return-value]
+
     @app.post("/deep_link_return")
     def deep_link_return() -> Response:
         """The tool's deep linking response: verify it and place the links in the course."""
@@ -584,6 +590,15 @@ def _home_page(state: PlatformState) -> str:
         f"<pre id='register'>{e(state.add_platform_command())}</pre>",
         f"<p>Tool: <code>{e(state.tool_url)}</code>. Issuer <code>{e(state.issuer)}</code>, "
         f"client id <code>{e(state.client_id)}</code>.</p>",
+        "<form method='post' action='/offline'>"
+        + (
+            "<p id='offline'><strong>The grade service is offline</strong> (it answers 503). "
+            "<input type='hidden' name='on' value='0'><button>Bring it back online</button></p>"
+            if state.unavailable
+            else "<p id='online'>The grade service is online. "
+            "<input type='hidden' name='on' value='1'><button>Take it offline</button></p>"
+        )
+        + "</form>",
     ]
     with state.lock:
         for course in sorted(state.courses.values(), key=lambda c: c.id):
