@@ -173,15 +173,41 @@ def add_activity(lms: RunningPlatform, slug: str, teacher: str = "ines") -> str:
     return new
 
 
-def wait_for(condition: Callable[[], Any], seconds: float = 30.0, what: str = "condition") -> Any:
-    """Poll ``condition`` until it is truthy (the passback runs in the background)."""
+def wait_for(
+    condition: Callable[[], Any],
+    seconds: float = 30.0,
+    what: str = "condition",
+    explain: Callable[[], Any] | None = None,
+) -> Any:
+    """Poll ``condition`` until it is truthy (the passback runs in the background).
+
+    On a timeout the message says what was awaited and, with ``explain``, what was seen.
+    """
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
         time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+    seen = f"; seen: {explain()!r}" if explain is not None else ""
+    raise AssertionError(f"timed out after {seconds:g} s waiting for {what}{seen}")
+
+
+def outcomes(service: Service, **where: Any) -> list[dict[str, Any]]:
+    """The passback rows (as plain data) matching ``where``, for assertions and diagnostics."""
+    from sqlalchemy import select
+
+    from menace_course.service.lti.models import LtiOutcome
+
+    with service.db.reading() as db:
+        query = select(LtiOutcome).filter_by(**where)
+        return [
+            {
+                c: getattr(o, c)
+                for c in ("id", "resource_link_id", "challenge", "wanted", "sent", "tries", "last_error")
+            }
+            for o in db.scalars(query)
+        ]
 
 
 def scores_of(lms: RunningPlatform, sub: str, lineitem_id: str | None = None) -> list[ScorePost]:

@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from menace_course.service.db.models import Context, Membership, Role, User
 from menace_course.service.lti.models import LtiOutcome, LtiStoreEntry
-from tests.lti.conftest import Browser, Service, add_activity, check_on_page, scores_of, wait_for
+from tests.lti.conftest import Browser, Service, add_activity, check_on_page, outcomes, scores_of, wait_for
 from tests.lti.platform import Link, RunningPlatform
 from tests.support import REPO
 
@@ -187,13 +187,20 @@ def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(
     try:
         feedback = check_on_page(browser, service, "after_game", RIGHT)
         assert "after_game" in feedback.text  # the student's check did not wait for the LMS
-        outcome = wait_for(lambda: failed_outcome(service, link_id), what="a failed passback")
+        outcome = wait_for(
+            lambda: failed_outcome(service, link_id),
+            what="a failed passback",
+            explain=lambda: outcomes(service, resource_link_id=link_id),
+        )
         assert outcome.due and outcome.last_error == "the LMS could not be reached"
         assert scores_of(lms, "alice", lineitem) == []
     finally:
         restarted = lms.restart()
     (post,) = wait_for(
-        lambda: scores_of(restarted, "alice", lineitem), seconds=60, what="the retried passback"
+        lambda: scores_of(restarted, "alice", lineitem),
+        seconds=60,
+        what="the retried passback",
+        explain=lambda: outcomes(service, resource_link_id=link_id),
     )
     assert post.body["scoreGiven"] == 15
     with service.db.reading() as db:
