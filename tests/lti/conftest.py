@@ -80,7 +80,6 @@ def stop_service(service: Service) -> None:
 
     service.server.shutdown()
     service.server.server_close()
-    service.lti.worker.stop()
     shutdown(service.app)
 
 

@@ -28,7 +28,7 @@ from flask import Flask
 
 from menace_course.service.lti.runtime import LtiState
 
-__all__ = ["install"]
+__all__ = ["install", "stop"]
 
 
 def install(app: Flask) -> LtiState:
@@ -60,3 +60,10 @@ def install(app: Flask) -> LtiState:
             parts.worker.start()
 
     return parts
+
+
+def stop(app: Flask) -> None:
+    """Stop the passback worker (the end of a web process, or of a test); queued scores stay queued."""
+    parts: LtiState | None = app.extensions.get("menace_lti")
+    if parts is not None:
+        parts.worker.stop()

@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from menace_course.service.db.models import Base, Context, User, UTCDateTime, now
@@ -111,8 +111,8 @@ class LtiOutcome(Base):
     next_try_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     last_error: Mapped[str | None] = mapped_column(Text, default=None)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
-    sent_score: Mapped[float | None] = mapped_column(default=None)
-    sent_max: Mapped[float | None] = mapped_column(default=None)
+    sent_score: Mapped[float | None] = mapped_column(Float, default=None)
+    sent_max: Mapped[float | None] = mapped_column(Float, default=None)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=now, onupdate=now)
 
     user: Mapped[User] = relationship()

@@ -455,7 +455,7 @@ class PassbackWorker:
         while not self._stop.is_set():
             try:
                 send_due(self.db, self.keys, self.challenge_info)
-            except Exception:  # the database away for a moment: log, keep going
-                log.exception("passback round failed; trying again shortly")
+            except Exception as error:  # the database away for a moment: say so, keep going
+                log.warning("passback round failed (%s); trying again in %g s", _describe(error), self.interval)
             self._wake.wait(self.interval)
             self._wake.clear()
