@@ -16,6 +16,7 @@ from flask import current_app
 from menace_course import catalog
 from menace_course.checking import suite as suites
 from menace_course.course import Course
+from menace_course.errors import MenaceError
 from menace_course.service.db.engine import Database
 from menace_course.service.lti.keys import KeyStore
 from menace_course.service.lti.passback import Challenge as PassbackChallenge
@@ -90,6 +91,13 @@ class LtiState:
             ChallengeChoice(c.slug, c.title, c.stars, self.max_score(c.slug), c.score_policy)
             for c in catalog.load_all(self.course)
         ]
+
+    def policy(self, slug: str) -> str:
+        """The challenge's ``score_policy`` ("best" when the challenge cannot be read any more)."""
+        try:
+            return catalog.load_challenge(self.course, slug).score_policy
+        except MenaceError:
+            return "best"
 
     def passback_info(self, slug: str) -> PassbackChallenge:
         """What passback needs of a challenge (its title, score policy and maximum)."""
