@@ -456,6 +456,6 @@ class PassbackWorker:
             try:
                 send_due(self.db, self.keys, self.challenge_info)
             except Exception as error:  # the database away for a moment: say so, keep going
-                log.warning("passback round failed (%s); trying again in %g s", _describe(error), self.interval)
+                log.warning("passback round failed (%s); again in %g s", _describe(error), self.interval)
             self._wake.wait(self.interval)
             self._wake.clear()
