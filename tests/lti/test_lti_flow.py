@@ -8,6 +8,7 @@ LMS is down; who sees what.
 from __future__ import annotations
 
 import re
+import threading
 from datetime import datetime
 from urllib.parse import parse_qs, urlparse
 
@@ -207,6 +208,27 @@ def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(
         outcome = db.scalar(select(LtiOutcome).where(LtiOutcome.resource_link_id == link_id))
         assert outcome is not None and not outcome.due and outcome.last_error is None
     lms.server, lms.thread = restarted.server, restarted.thread
+
+
+def test_a_slow_lms_does_not_hold_up_the_students_check(service: Service, lms: RunningPlatform) -> None:
+    link_id = add_activity(lms, "after_game")
+    lineitem = lms.state.links[link_id].lineitem_id
+    browser = Browser()
+    browser.launch(lms, "bob", link_id)
+    lms.state.hold_scores = threading.Event()
+    try:
+        check_on_page(browser, service, "after_game", WRONG)  # the first check: its score is held
+        wait_for(lambda: lms.state.held, what="the score post to reach the LMS")
+        feedback = check_on_page(browser, service, "after_game", RIGHT)  # answered while it waits
+        wait_for(lambda: "passes all 15 checks" in browser.get(feedback.url).text, what="the feedback")
+        assert lms.state.held and not scores_of(lms, "bob", lineitem)
+    finally:
+        lms.state.hold_scores.set()
+        lms.state.hold_scores = None
+    wait_for(
+        lambda: any(s.body["scoreGiven"] == 15 for s in scores_of(lms, "bob", lineitem)),
+        what="the best score after the slow one",
+    )
 
 
 def failed_outcome(service: Service, link_id: str) -> LtiOutcome | None:

@@ -128,6 +128,10 @@ class PlatformState:
     signing_key_override: str | None = None
     #: Seconds an id_token is valid for (tests set a negative value for an expired token).
     id_token_lifetime: int = 300
+    #: Tests may hold score posts here (a slow LMS): each waits until the event is set.
+    hold_scores: threading.Event | None = None
+    #: Score posts waiting in :attr:`hold_scores` right now.
+    held: int = 0
     #: While set, the grade service and the token endpoint answer 503 (the LMS is "down").
     unavailable: bool = False
     lock: threading.RLock = field(default_factory=threading.RLock)
@@ -526,6 +530,15 @@ def create_app(state: PlatformState) -> Flask:
     def scores(course: str, lineitem_id: str) -> Response:
         if state.unavailable:
             return Response("platform unavailable", status=503)
+        hold = state.hold_scores
+        if hold is not None:
+            with state.lock:
+                state.held += 1
+            try:
+                hold.wait(60)
+            finally:
+                with state.lock:
+                    state.held -= 1
         service = grades(course)
         return answer(service.handle_resp(service.handle_update_score, line_item_id=lineitem_id))
 
