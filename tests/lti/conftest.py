@@ -59,7 +59,10 @@ class Service:
 
     @property
     def lti(self) -> Any:
-        return self.app.extensions["menace_lti"]
+        from menace_course.service.lti.runtime import lti_state
+
+        with self.app.app_context():
+            return lti_state()
 
 
 def start_service(course: Path, db_url: str = "") -> Service:
@@ -69,7 +72,10 @@ def start_service(course: Path, db_url: str = "") -> Service:
 
     server = make_server("127.0.0.1", 0, Flask("placeholder"), threaded=True)
     url = f"http://127.0.0.1:{server.socket.getsockname()[1]}"
-    app = create_app(ServiceConfig(course=course, db_url=db_url, sandbox="process", workers=1))
+    from tests.service.support import sandbox_kind
+
+    config = ServiceConfig(course=course, db_url=db_url, sandbox=sandbox_kind(), workers=1)  # type: ignore[arg-type]
+    app = create_app(config)
     server.app = app  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, name="menace-service", daemon=True).start()
     return Service(app, server, url, course)

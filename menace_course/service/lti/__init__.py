@@ -16,50 +16,32 @@ tool never builds or checks a JWT or an OAuth2 request itself. What is ours:
 :mod:`.toolconfig` ``menace lti tool-config``: what Canvas's and Moodle's forms ask for
 =================  ==========================================================================
 
-:func:`install` adds all of it to the service's app (one call in ``create_app``).
+``create_app`` registers :data:`blueprint` (as it does every optional part it finds); the
+blueprint then sets the rest up itself: CSRF exemptions when it is registered, and with
+the first request the LTI state (:func:`~.runtime.lti_state`: the key made on first run)
+and the passback worker. :func:`stop` ends the worker (``shutdown`` calls it).
 """
 
 from __future__ import annotations
 
-import threading
-from typing import Any
+from typing import TYPE_CHECKING
 
-from flask import Flask
+if TYPE_CHECKING:
+    from flask import Blueprint, Flask
 
-from menace_course.service.lti.runtime import LtiState
+    from menace_course.service.lti.runtime import LtiState
 
-__all__ = ["install", "stop"]
+__all__ = ["blueprint", "stop"]
 
 
-def install(app: Flask) -> LtiState:
-    """Add LTI to a service app whose state (``app.extensions["menace"]``) is built.
+def __getattr__(name: str) -> Blueprint:
+    """``blueprint``, imported when asked for: the recorder imports :mod:`.outbox` from this
+    package without pulling in the web views (and the views import the service's auth)."""
+    if name == "blueprint":
+        from menace_course.service.lti.views import lti
 
-    Makes the tool's key on first run (before any worker process forks), registers the
-    ``/lti`` blueprint, exempts from CSRF the endpoints that carry their own proof (the LMS's
-    posts: state cookie, signed id_token, single-use nonce; the challenge pick: a one-time
-    id of its launch, since the LMS may show it in a frame without cookies), and starts the
-    passback worker with the first request of each process.
-    """
-    from menace_course.service.lti.views import deep_link, launch, login, lti
-
-    service = app.extensions["menace"]
-    parts = LtiState.build(service.course, service.db, service.config.state_dir)
-    parts.keys.current()
-    app.extensions["menace_lti"] = parts
-    app.register_blueprint(lti)
-    csrf: Any = app.extensions.get("csrf")
-    if csrf is not None:
-        csrf.exempt(login)
-        csrf.exempt(launch)
-        csrf.exempt(deep_link)  # tied to its launch by a one-time id instead (it may be framed)
-    started = threading.Lock()
-
-    @app.before_request
-    def start_passback() -> None:
-        if not started.locked() and started.acquire(blocking=False):
-            parts.worker.start()
-
-    return parts
+        return lti
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def stop(app: Flask) -> None:

@@ -4,7 +4,7 @@ The queue is the ``lti_outcomes`` table (an *outbox*): a row per launched studen
 resource link, saying where their score goes. Three things touch it:
 
 1. a launch writes the row (:func:`remember_launch`) with the launch's AGS claim;
-2. recording a check's result calls :func:`note_result` **in the same transaction**, which
+2. recording a check's result calls :func:`~.outbox.note_result` **in the same transaction**, which
    raises the row's ``wanted`` counter; so a recorded check always has its passback queued,
    whatever crashes next, and the student's check never waits for the LMS;
 3. :class:`PassbackWorker`, a thread beside the web app, sends what is due
@@ -57,26 +57,6 @@ LEASE_SECONDS = 120.0
 
 
 # the queue ---------------------------------------------------------------------------------
-
-
-def note_result(session: Session, attempt_id: str) -> int:
-    """Queue the passback of a just-recorded attempt; call it in the transaction that recorded it.
-
-    Returns how many LMS links the score will go to (0 for a student who never launched).
-    """
-    attempt = session.get(Attempt, attempt_id)
-    if attempt is None or attempt.user_id is None:
-        return 0
-    done = session.execute(
-        update(LtiOutcome)
-        .where(
-            LtiOutcome.user_id == attempt.user_id,
-            LtiOutcome.context_id == attempt.context_id,
-            LtiOutcome.challenge == attempt.challenge,
-        )
-        .values(wanted=LtiOutcome.wanted + 1, next_try_at=now(), tries=0)
-    )
-    return int(getattr(done, "rowcount", 0) or 0)
 
 
 def remember_launch(
@@ -432,13 +412,15 @@ class PassbackWorker:
         self.interval = interval
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._starting = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start the thread (once)."""
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="lti-passback", daemon=True)
-            self._thread.start()
+        """Start the thread (the first call; later ones, and any after :meth:`stop`, do nothing)."""
+        with self._starting:
+            if self._thread is None and not self._stop.is_set():
+                self._thread = threading.Thread(target=self._run, name="lti-passback", daemon=True)
+                self._thread.start()
 
     def wake(self) -> None:
         """Look for due scores now (a check was just recorded)."""

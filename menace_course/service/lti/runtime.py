@@ -1,7 +1,7 @@
 """What the LTI part of a running service holds: keys, tool config, storage, passback worker.
 
-:func:`install <menace_course.service.lti.install>` builds one :class:`LtiState` per app and
-keeps it in ``app.extensions["menace_lti"]``; request code reaches it with :func:`lti_state`.
+:func:`lti_state` builds one :class:`LtiState` per app, the first time a request needs it
+(making the tool's key on the first run), and keeps it in ``app.extensions["menace_lti"]``.
 """
 
 from __future__ import annotations
@@ -105,7 +105,19 @@ class LtiState:
         return PassbackChallenge(challenge.title, challenge.score_policy, self.max_score(slug))
 
 
+_BUILDING = threading.Lock()
+
+
 def lti_state() -> LtiState:
-    """The running service's LTI state (inside a request or an app context)."""
-    found: LtiState = current_app.extensions["menace_lti"]
+    """The running service's LTI state (inside a request or an app context), built on first use."""
+    app = current_app
+    found: LtiState | None = app.extensions.get("menace_lti")
+    if found is None:
+        with _BUILDING:
+            found = app.extensions.get("menace_lti")
+            if found is None:
+                service = app.extensions["menace"]
+                found = LtiState.build(service.course, service.db, service.config.state_dir)
+                found.keys.current()  # the first run makes the key
+                app.extensions["menace_lti"] = found
     return found

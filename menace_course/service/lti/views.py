@@ -28,6 +28,7 @@ from urllib.parse import urlparse
 
 import jwt
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask.blueprints import BlueprintSetupState
 from pylti1p3.contrib.flask.cookie import FlaskCookieService
 from pylti1p3.contrib.flask.message_launch import FlaskMessageLaunch
 from pylti1p3.contrib.flask.oidc_login import FlaskOIDCLogin
@@ -50,6 +51,27 @@ from menace_course.service.state import state
 
 lti = Blueprint("lti", __name__, url_prefix="/lti", template_folder="templates", static_folder="static")
 log = logging.getLogger("menace.lti")
+
+
+@lti.record_once
+def _exempt_from_csrf(setup: BlueprintSetupState) -> None:
+    """The endpoints that carry their own proof need no CSRF token.
+
+    The LMS's posts (login, launch) have the state cookie, the signed id_token and the
+    single-use nonce; the challenge pick has the one-time id of its launch (the LMS may show
+    the picker in a frame, where this site's cookies may not travel).
+    """
+    csrf: Any = setup.app.extensions.get("csrf")
+    if csrf is not None:
+        for view in (login, launch, deep_link):
+            csrf.exempt(view)
+
+
+@lti.before_app_request
+def _start_passback() -> None:
+    """With the first request of a web process: the LTI state (and key) and the passback worker."""
+    lti_state().worker.start()
+
 
 #: Store key prefix marking a deep-linking launch whose pick is still open (spent by the pick).
 PICKING = "picking-"
