@@ -230,6 +230,9 @@ def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> F
 def shutdown(app: Flask) -> None:
     """Stop the dispatcher and close the database (the end of a worker process, or of a test)."""
     service: Any = app.extensions.get("menace")
+    lti: Any = app.extensions.get("menace_lti")
+    if lti is not None:
+        lti.worker.stop()  # LTI's passback worker (queued scores stay queued)
     if service is not None:
         service.dispatcher.stop()
         service.db.dispose()

@@ -16,6 +16,7 @@ from menace_course.service.config import ServiceConfig
 from menace_course.service.db.attempts import mark_running, record_result
 from menace_course.service.db.engine import Database
 from menace_course.service.dispatch.base import Dispatcher
+from menace_course.service.lti.outbox import note_result
 
 
 @dataclass
@@ -44,7 +45,10 @@ class DatabaseRecorder:
     def finished(self, attempt_id: str, report: dict[str, Any]) -> bool:
         """Store the report once; True when this call stored it."""
         with self.db.writing() as session:
-            return record_result(session, attempt_id, report)
+            recorded = record_result(session, attempt_id, report)
+            if recorded:  # LTI: queue the score's passback to the LMS, in the same transaction
+                note_result(session, attempt_id)
+            return recorded
 
 
 def state() -> ServiceState:

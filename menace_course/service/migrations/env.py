@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from alembic import context
 
+import menace_course.service.lti.models  # noqa: F401  (LTI's tables are in the same metadata)
 from menace_course.service.db.models import Base
 
 engine = context.config.attributes["engine"]
