@@ -200,7 +200,7 @@ def _check_values(file: ChallengeFile) -> None:
         if not _IDENTIFIER.match(name):
             raise SchemaError(f"{key}: expected a Python name, got {name!r}")
     if file.score_policy not in SCORE_POLICIES:
-        raise SchemaError(f"score_policy: expected \"best\" or \"latest\", got {file.score_policy!r}")
+        raise SchemaError(f'score_policy: expected "best" or "latest", got {file.score_policy!r}')
     if file.stars < 1:
         raise SchemaError(f"stars: expected 1 or more, got {file.stars}")
     if not 0.0 <= file.validate.mutant_threshold <= 1.0:
