@@ -3,7 +3,7 @@
 - ``service``: ``create_app`` on a copy of the course (the service writes its state folder
   into the course, so the repository's own stays untouched), SQLite in ``tmp``, one warm
   grader, served by a real threaded HTTP server on a free port;
-- ``lms``: the test platform (``tests.lti.platform``, built on lti1p3platform) pointed at
+- ``lms``: the test platform (``tests.lti.lms``, built on lti1p3platform) pointed at
   the service, registered in it with ``menace lti add-platform``'s own code (both
   deployments);
 - :class:`Browser`: a ``requests`` session that follows the LMS's and the tool's
@@ -31,7 +31,7 @@ import requests
 from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from tests.lti.platform import RunningPlatform, ScorePost, start_platform
+from tests.lti.lms import RunningPlatform, ScorePost, start_platform
 from tests.support import REPO
 
 COURSE_PARTS = ("challenges", "hidden_tests", "reference", "feedback_templates")

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.lti.conftest import Service
-from tests.lti.platform import RunningPlatform
+from tests.lti.lms import RunningPlatform
 from tests.support import REPO
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

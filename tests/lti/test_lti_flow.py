@@ -19,7 +19,7 @@ from sqlalchemy import select
 from menace_course.service.db.models import Context, Membership, Role, User
 from menace_course.service.lti.models import LtiOutcome, LtiStoreEntry
 from tests.lti.conftest import Browser, Service, add_activity, check_on_page, outcomes, scores_of, wait_for
-from tests.lti.platform import Link, RunningPlatform
+from tests.lti.lms import Link, RunningPlatform
 from tests.support import REPO
 
 pytestmark = pytest.mark.slow

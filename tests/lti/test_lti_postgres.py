@@ -25,7 +25,7 @@ from tests.lti.conftest import (
     stop_service,
     wait_for,
 )
-from tests.lti.platform import RunningPlatform, start_platform
+from tests.lti.lms import RunningPlatform, start_platform
 from tests.support import REPO
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]

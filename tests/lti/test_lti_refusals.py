@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from tests.lti.conftest import Browser, Service, add_activity
-from tests.lti.platform import RunningPlatform
+from tests.lti.lms import RunningPlatform
 
 pytestmark = pytest.mark.slow
 

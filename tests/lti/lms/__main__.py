@@ -1,6 +1,6 @@
-"""``python -m tests.lti.platform``: run the test LMS in the foreground (see docs/lti.md).
+"""``python -m tests.lti.lms``: run the test LMS in the foreground (see docs/lti.md).
 
-    python -m tests.lti.platform --tool http://127.0.0.1:8000 --port 9001
+    python -m tests.lti.lms --tool http://127.0.0.1:8000 --port 9001
 
 It prints the ``menace lti add-platform`` line to register it in the tool, then serves until
 Ctrl-C. Everything it holds (links, line items, scores) lives in memory.
@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tests.lti.platform import start_platform
+from tests.lti.lms import start_platform
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.lti.platform", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.lti.lms", description=__doc__.splitlines()[0])
     parser.add_argument("--tool", default="http://127.0.0.1:8000", help="the tool's base URL (menace serve)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=9001, help="port to listen on (default 9001)")

@@ -15,7 +15,7 @@ Two courses on two deployments, so several deployments and context separation ca
                                                tom (TeachingAssistant)
     course-b  "MENACE (spring)"  deployment-2  carol (Learner), dora (Instructor)
 
-Run it with ``python -m tests.lti.platform`` (see ``docs/lti.md``); the tests start it in a
+Run it with ``python -m tests.lti.lms`` (see ``docs/lti.md``); the tests start it in a
 thread with :func:`start_platform`.
 """
 
