@@ -7,6 +7,7 @@ replay re-posts a launch that already worked, cookies and all.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -137,6 +138,32 @@ def test_a_launch_from_an_unregistered_platform_is_refused_at_login(
     assert answer.status_code == 403
     assert "not registered" in answer.text and "menace lti add-platform" in answer.text
     assert any("refused" in r.getMessage() for r in caplog.records if r.name == "menace.lti")
+
+
+def test_a_login_that_names_no_lms_says_so(service: Service) -> None:
+    answer = requests.get(f"{service.url}/lti/login", timeout=10)
+    assert answer.status_code == 400 and "not an LMS's login request" in html.unescape(answer.text)
+
+
+def test_an_lms_whose_keys_cannot_be_read_is_refused_with_the_reason(
+    service: Service, lms: RunningPlatform, link: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    from sqlalchemy import update
+
+    from menace_course.service.lti.models import LtiPlatform
+
+    def key_set_url(url: str) -> None:
+        with service.db.writing() as db:
+            registered = LtiPlatform.issuer == lms.state.issuer
+            db.execute(update(LtiPlatform).where(registered).values(key_set_url=url))
+
+    key_set_url(f"{lms.url}/no-such-jwks")
+    try:
+        answer = Browser().launch(lms, "alice", link)
+    finally:
+        key_set_url(lms.state.key_set_url)
+    assert answer.status_code == 502 and "could not read the LMS's public keys" in html.unescape(answer.text)
+    assert "Traceback" not in answer.text
 
 
 def test_a_launch_with_no_state_or_garbage_is_refused_cleanly(

@@ -106,6 +106,19 @@ def _explain(error: BaseException) -> Refused:
     text = str(error)
     lowered = text.lower()
     reopen = "Open the activity again from your course in the LMS."
+    if "could not find issuer" in lowered or "could not find login hint" in lowered:
+        return Refused(
+            400,
+            "This is not an LMS's login request (it names no issuer or no user).",
+            "Open the tool from a course in the LMS; its address alone does not sign anyone in.",
+        )
+    if "fetching the public key" in lowered or "must be json" in lowered:
+        return Refused(
+            502,
+            "The tool could not read the LMS's public keys, so it cannot check this launch.",
+            "The LMS may be down, or its key set URL is wrong: an administrator checks it with "
+            "'menace lti list-platforms'. Then open the activity again.",
+        )
     if "nonce" in lowered:
         return Refused(403, "This launch was already used (its one-time code was spent).", reopen)
     if "expired" in lowered:
