@@ -1,7 +1,15 @@
 """Hidden tests for opening_box. Students see each test's first docstring line and its hint.
 
 Every game below is a real game record (X first, ending at the first line of three, at a
-full board, or where MENACE resigned); the expected counts always come from the reference.
+full board, or where MENACE resigned, at once too: an empty record); the expected counts
+always come from the reference.
+
+A test about a tournament first checks each of its games alone, part by part, so that the
+hint names what is wrong: which colour a game changes (its first move: corner, side or
+centre), then by how much (how the game ended), and only then the tournament as a whole
+(the test's own rule: the floor at 0, no refill, the order of the games). A test of
+something every function has for free (the games are left alone) checks the value too:
+a function that does nothing earns nothing.
 """
 
 from hypothesis import example, given
@@ -15,6 +23,7 @@ from menace_course import (
     reference,
     reference_module,
 )
+from menace_course.checking.compare import same
 
 opening_box = reference("opening_box")
 result = reference_module("opening_box").result
@@ -84,22 +93,68 @@ def game_records(draw):
     return moves
 
 
-tournaments = st.lists(game_records(), max_size=16)
+tournaments = st.lists(game_records() | st.just([]), max_size=16)
+
+MICHIE = [4, 4, 0, 0, 4, 0, 0, 0, 0]
+COLOUR_HINT = {0: "corner_bead", 1: "side_bead", 4: "centre_bead"}
+BEAD = reference_module("opening_box").BEAD
+
+
+def result_hint(moves):
+    """The hint for how a game ended: the rule that decides this record."""
+    if not moves:
+        return "empty_record"
+    ended = result(moves)
+    if ended == "draw":
+        return "full_board_draw"
+    if ended == "win":
+        return "ninth_move_win" if len(moves) == 9 else "opening_box_rules"
+    o_line = any(set(line) <= set(moves[1::2]) for line in LINES)
+    return "o_line_is_loss" if o_line else "resign_is_loss"
+
+
+def box_of(submission, games):
+    """The submission's box after ``games``, checked to be a list of 9 whole numbers."""
+    got = submission.opening_box(games)
+    if type(got) is not list:
+        expect_equal(got, opening_box(games), hint="return_a_list")
+    expect(
+        len(got) == 9 and all(type(n) is int for n in got),
+        "opening_box must give back a list of 9 whole numbers",
+        hint="return_a_list",
+    )
+    return got
+
+
+def expect_a_fresh_box(submission, got, games):
+    """A wrong box that a second call with the same games does not give again: the box is kept."""
+    if not same(got, opening_box(games)):
+        again = submission.opening_box(games)
+        expect(
+            same(again, got),
+            "a second call with the same games gave another box",
+            hint="start_from_michies_box",
+        )
+
+
+def check_game(submission, moves):
+    """One game alone: the colour of its first move changes, by what its result gives."""
+    got, expected = box_of(submission, [moves]), opening_box([moves])
+    expect_a_fresh_box(submission, got, [moves])
+    if moves:
+        changed = {i for i in range(9) if got[i] != MICHIE[i]}
+        expect(len(changed) <= 1, "one game changed more than one colour", hint="first_move_only")
+        expect_equal(sorted(changed), [BEAD[moves[0]]], hint=COLOUR_HINT[BEAD[moves[0]]])
+    expect_equal(got, expected, hint=result_hint(moves))
 
 
 def check(submission, games, hint=None):
-    """The submission's box after ``games`` must be the reference's."""
-    expect_equal(submission.opening_box(games), opening_box(games), hint=hint)
-
-
-@hint("return_a_list")
-def test_gives_back_a_list_of_nine_whole_numbers(submission):
-    """Gives back a list of 9 whole numbers."""
-    got = submission.opening_box([DRAWN_FROM_A_CORNER])
-    expect(
-        type(got) is list and len(got) == 9 and all(type(n) is int for n in got),
-        "opening_box must give back a list of 9 whole numbers",
-    )
+    """Each game alone (see :func:`check_game`), then the box after all ``games`` in order."""
+    for moves in {tuple(g): g for g in games}.values():
+        check_game(submission, moves)
+    got = box_of(submission, games)
+    expect_a_fresh_box(submission, got, games)
+    expect_equal(got, opening_box(games), hint=hint)
 
 
 @hint("corner_bead")
@@ -163,11 +218,21 @@ def test_an_emptied_box_is_not_refilled(submission):
     check(submission, [*losses, DRAWN_FROM_THE_CENTRE])
 
 
+@hint("empty_record")
+def test_a_game_with_no_moves_leaves_the_box_as_it_is(submission):
+    """A game with no moves (MENACE resigned before its first move) leaves the box as it is."""
+    check(submission, [[]], hint="empty_record")
+    emptied = [RESIGNED] * 4 + [RESIGNED_ON_A_SIDE] * 4 + [RESIGNED_IN_THE_CENTRE] * 4
+    check(submission, [WON_IN_A_CORNER, LOST_TO_O, *emptied, [], []], hint="empty_record")
+
+
 @hint("leave_the_games_alone")
 def test_leaves_the_games_alone(submission):
-    """The list of games, and every game in it, is the same after the call."""
-    submission.opening_box([WON_ON_A_SIDE, LOST_TO_O, DRAWN_FROM_A_CORNER, RESIGNED])
+    """Leaves the list of games, and every game in it, as it was, and gives back the right box."""
+    games = [WON_ON_A_SIDE, LOST_TO_O, DRAWN_FROM_A_CORNER, RESIGNED]
+    got = submission.opening_box(games)
     expect_unchanged()
+    expect_equal(got, opening_box(games), hint="opening_box_rules")
 
 
 @hint("start_from_michies_box")
@@ -183,14 +248,16 @@ def test_starts_from_michies_box_every_call(submission):
 @example(games=[])
 @example(games=[WON_ON_THE_NINTH_MOVE, RESIGNED_ON_A_SIDE, LOST_TO_O_FROM_A_CORNER])
 @example(games=[turned(RESIGNED, k % 4) for k in range(6)] + [turned(DRAWN_FROM_A_CORNER, 1)])
+@example(games=[RESIGNED] * 5 + [[], [], WON_IN_THE_CENTRE])
 def test_agrees_with_michies_rules_on_any_tournament(submission, games):
     """Agrees with Michie's rules on many generated tournaments."""
-    check(submission, games)
+    expect_equal(box_of(submission, games), opening_box(games))
 
 
 @hint("leave_the_games_alone")
 @given(games=tournaments)
 def test_never_changes_the_games(submission, games):
-    """Never changes the games it was given, whatever they are."""
-    submission.opening_box(games)
+    """Never changes the games it was given, whatever they are, and gives back the right box."""
+    got = submission.opening_box(games)
     expect_unchanged()
+    expect_equal(got, opening_box(games), hint="opening_box_rules")

@@ -11,11 +11,12 @@ from __future__ import annotations
 import ast
 import copy
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from menace_course.catalog import Challenge
+from menace_course.catalog import Challenge, Example
 from menace_course.checking.compare import same
 from menace_course.checking.importing import import_file
 from menace_course.checking.pipeline import check_submission
@@ -33,6 +34,11 @@ EQUIVALENT = re.compile(r"^(?P<id>\S+):\s+(?P<reason>\S.*)$")
 def run_file(path: Path, suite: Suite, kind: SandboxKind) -> SubmissionReport:
     """Check one file against the suite, as ``menace check`` would."""
     return check_submission(path, suite, kind)
+
+
+def run_text(name: str, text: str, suite: Suite, kind: SandboxKind) -> SubmissionReport:
+    """Check source text as a file called ``name`` (a generated submission), as ``menace check`` would."""
+    return check_submission((name, text.encode("utf-8")), suite, kind)
 
 
 def failed_tests(report: SubmissionReport) -> list[str]:
@@ -53,23 +59,32 @@ def load_reference(path: Path) -> ModuleType:
     return import_file(path)
 
 
-def example_disagreements(challenge: Challenge, reference: ModuleType) -> list[str]:
-    """One line for each example in challenge.toml whose expected value the reference does not give."""
+def example_disagreements(
+    challenge: Challenge,
+    reference: ModuleType,
+    examples: Sequence[Example] | None = None,
+    where: str = "example",
+    says: str = "challenge.toml expects",
+) -> list[str]:
+    """One line for each example whose expected value the reference does not give.
+
+    ``examples`` are challenge.toml's unless given (validate also passes the README's
+    ``>>>`` examples, with ``where="README example"`` and ``says="the README prints"``).
+    """
     function = getattr(reference, challenge.function, None)
     if not callable(function):
         return [f"the reference defines no function {challenge.function}"]
     problems = []
-    for number, example in enumerate(challenge.examples, start=1):
+    for number, example in enumerate(challenge.examples if examples is None else examples, start=1):
         call = call_text(challenge.function, example.args)
         try:
             got = function(*copy.deepcopy(example.args))
         except Exception as error:  # the author's reference: report it, do not crash
-            problems.append(f"example {number}: {call} raised {type(error).__name__}: {error}")
+            problems.append(f"{where} {number}: {call} raised {type(error).__name__}: {error}")
             continue
         if not same(got, example.expected):
             problems.append(
-                f"example {number}: {call} gives {got!r} in the reference, "
-                f"but challenge.toml expects {example.expected!r}"
+                f"{where} {number}: {call} gives {got!r} in the reference, but {says} {example.expected!r}"
             )
     return problems
 
@@ -115,6 +130,9 @@ class WrongResult:
     declared: tuple[str, ...]  #: the tests its ``# caught-by:`` line names
     not_caught_by: tuple[str, ...]  #: declared tests that it passes
     unknown: tuple[str, ...]  #: declared names that are no test of the suite
+    #: (test, hint) for each hint it is shown that is about another mistake: the hint of
+    #: no test it declares, nor the challenge's rules (see :func:`stray_hints`)
+    stray_hints: tuple[tuple[str, str], ...] = ()
 
     @property
     def caught(self) -> bool:
@@ -123,8 +141,8 @@ class WrongResult:
 
     @property
     def ok(self) -> bool:
-        """Caught, and by every test it says should catch it."""
-        return self.caught and not self.not_caught_by and not self.unknown
+        """Caught by every test it says should catch it, and shown only hints about its mistake."""
+        return self.caught and not self.not_caught_by and not self.unknown and not self.stray_hints
 
 
 def declared_catchers(path: Path) -> tuple[str, ...]:
@@ -149,6 +167,29 @@ def check_wrong(path: Path, suite: Suite, kind: SandboxKind) -> WrongResult:
         declared=declared,
         not_caught_by=tuple(n for n in declared if n in known and n not in failed),
         unknown=tuple(n for n in declared if n not in known),
+        stray_hints=stray_hints(report, suite, declared) if declared else (),
+    )
+
+
+def stray_hints(
+    report: SubmissionReport, suite: Suite, declared: Sequence[str]
+) -> tuple[tuple[str, str], ...]:
+    """The hints a wrong solution is shown that are about another mistake, with their tests.
+
+    A wrong solution's ``# caught-by:`` line names the tests written for its mistake; the
+    hints that fit it are theirs: each named test's ``@hint`` and the hint it showed, and
+    the challenge's rules (its ``example_hint``, which fits every mistake). Any other hint
+    it is shown speaks of something it did right: that test checks more than its hint
+    says, and must check in parts, each with the hint of what it checks (or the file must
+    name that test too, if its hint does fit the mistake).
+    """
+    marks = {c.name: c.hint for c in suite.cases}
+    fitting = {suite.challenge.example_hint} | {marks.get(n) for n in declared}
+    fitting |= {t.hint for t in report.tests if t.name in declared}
+    return tuple(
+        (t.name, t.hint)
+        for t in report.tests
+        if t.outcome is not Outcome.PASSED and t.hint is not None and t.hint not in fitting
     )
 
 

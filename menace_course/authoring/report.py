@@ -65,6 +65,7 @@ def _rows(c: ChallengeResult) -> list[tuple[str, bool, str]]:
             c.wrong_caught,
             f"{sum(w.ok for w in c.wrong)} of {len(c.wrong)}" if c.wrong else "none in wrong/",
         ),
+        ("no points for nothing", c.free_ok, _free_detail(c)),
         ("the suite is deterministic", c.deterministic, ""),
         (
             "the suite runs within its budget",
@@ -85,6 +86,18 @@ def _rows(c: ChallengeResult) -> list[tuple[str, bool, str]]:
             )
         )
     return rows
+
+
+def _free_detail(c: ChallengeResult) -> str:
+    nothing = [f for f in c.free if f.kind == "does_nothing"]
+    printed = [f for f in c.free if f.kind == "examples_only"]
+    parts = []
+    if nothing:
+        parts.append(f"doing nothing: {max(f.score for f in nothing):g}")
+    if printed:
+        best = max(printed, key=lambda f: f.score)
+        parts.append(f"printed answers only: {best.score:g} of {best.max_score:g}")
+    return ", ".join(parts)
 
 
 def _render_challenge(console: Console, c: ChallengeResult) -> None:
@@ -115,4 +128,9 @@ def _render_challenge(console: Console, c: ChallengeResult) -> None:
                 console.print(Text(f"  note: {e.id} is listed as equivalent but a test kills it; remove it"))
     for problem in c.problems:
         console.print(Text(f"  {FAIL} {problem}", style="red"))
+    if c.public_passing:
+        console.print(Text("  Files students receive that earn more than a third of it:", style="bold"))
+        for public in c.public_passing:
+            verdict = "passes every check" if public.passes else f"{public.score:g} of {public.max_score:g}"
+            console.print(Text(f"    {public.file}: {verdict}"))
     console.print()

@@ -8,8 +8,11 @@
        "starter_fails": true, "examples_agree": true,
        "hidden_tests": 12, "hints_missing": [],
        "wrong_caught": true,
-       "wrong": [{"file": "no_floor.py", "caught": true, "failed_tests": [...],
-                  "declared": [...], "not_caught_by": [], "unknown": []}],
+       "wrong": [{"file": "no_floor.py", "caught": true, "ok": true, "failed_tests": [...],
+                  "declared": [...], "not_caught_by": [], "unknown": [], "stray_hints": []}],
+       "free": [{"label": "gives back None", "kind": "does_nothing", "score": 0.0,
+                 "max_score": 15.0, "most": 0.0, "passed_tests": [], "ok": true}],
+       "public_passing": [{"file": "...", "score": 12.0, "max_score": 12.0, "passes": true}],
        "deterministic": true, "seconds": 0.41, "budget_seconds": 20.0, "within_budget": true,
        "mutants": {"killed": 25, "total": 27, "score": 0.926, "threshold": 0.9,
                    "passes": true,
@@ -32,6 +35,7 @@ from typing import Any
 from menace_course.authoring.checks import WrongResult
 from menace_course.authoring.killing import Verdict
 from menace_course.authoring.mutants import Mutant
+from menace_course.authoring.nothing import FreeResult
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,20 @@ class MutantScore:
 
 
 @dataclass(frozen=True)
+class PublicPass:
+    """A file students receive that already earns more than a third of a challenge."""
+
+    file: str  #: where it comes from, e.g. "the new_box starter (menace start new_box)"
+    score: float
+    max_score: float
+
+    @property
+    def passes(self) -> bool:
+        """True when it passes every check."""
+        return self.score == self.max_score
+
+
+@dataclass(frozen=True)
 class ChallengeResult:
     """Everything ``validate`` found about one challenge."""
 
@@ -129,6 +147,8 @@ class ChallengeResult:
     hints_missing: tuple[str, ...]
     hidden_tests: int
     wrong: tuple[WrongResult, ...]
+    free: tuple[FreeResult, ...]  #: what do-nothing and examples-only files scored
+    public_passing: tuple[PublicPass, ...]  #: files students receive that earn over a third of it
     deterministic: bool
     seconds: float  #: the suite's time on the reference
     budget_seconds: float
@@ -144,6 +164,11 @@ class ChallengeResult:
     def wrong_caught(self) -> bool:
         """True when every wrong solution fails, by the tests it names."""
         return all(w.ok for w in self.wrong)
+
+    @property
+    def free_ok(self) -> bool:
+        """True when no do-nothing or examples-only file scores more than it may."""
+        return all(f.ok for f in self.free)
 
     @property
     def ok(self) -> bool:
@@ -164,6 +189,8 @@ class ChallengeResult:
             "hints_missing": list(self.hints_missing),
             "wrong_caught": self.wrong_caught,
             "wrong": [{**asdict(w), "caught": w.caught, "ok": w.ok} for w in self.wrong],
+            "free": [{**asdict(f), "ok": f.ok} for f in self.free],
+            "public_passing": [{**asdict(p), "passes": p.passes} for p in self.public_passing],
             "deterministic": self.deterministic,
             "seconds": self.seconds,
             "budget_seconds": self.budget_seconds,

@@ -8,10 +8,18 @@ For each challenge, in this order:
    challenge's ``limits.budget_seconds``;
 3. the starter fails, and each known wrong solution in ``challenges/<slug>/wrong/``
    fails (by the tests its ``# caught-by:`` line names, when it names some);
-4. the examples in challenge.toml are what the reference gives (called here: it is trusted);
-5. mutants of the reference (see :mod:`~menace_course.authoring.mutants`) are killed: at
+   and is shown only hints about its mistake (the hints of the tests it names);
+4. the examples in challenge.toml and the README's ``>>>`` examples are what the reference
+   gives (called here: it is trusted);
+5. no points for nothing: a submission that does nothing (gives back None, or its first
+   argument) scores 0, and one that gives back only the printed examples' answers scores
+   at most a third (see :mod:`~menace_course.authoring.nothing`);
+6. mutants of the reference (see :mod:`~menace_course.authoring.mutants`) are killed: at
    least ``[validate] mutant_threshold`` of them (90 % by default), not counting those
    listed in ``equivalent_mutants`` with the reason they cannot be told apart.
+
+It also reports, without failing, which files students receive (other challenges'
+starters, the step programs of ``menace start``) already pass the challenge.
 
 Example:
     from menace_course.authoring.validate import validate_course
@@ -30,11 +38,13 @@ from menace_course import catalog
 from menace_course.authoring import checks
 from menace_course.authoring.killing import Judge
 from menace_course.authoring.mutants import generate_mutants
-from menace_course.authoring.results import ChallengeResult, CourseResult, MutantScore
+from menace_course.authoring.nothing import FreeResult, free_attempts, readme_examples
+from menace_course.authoring.public import defines, public_files
+from menace_course.authoring.results import ChallengeResult, CourseResult, MutantScore, PublicPass
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
-from menace_course.models import Kind, SandboxKind
+from menace_course.models import Kind, Outcome, SandboxKind
 
 Tick = Callable[[], None]
 #: Given a number of mutants and a label, a context giving a callback to call after each.
@@ -71,6 +81,8 @@ class _Findings:
     hints_missing: tuple[str, ...] = ()
     hidden_tests: int = 0
     wrong: tuple[checks.WrongResult, ...] = ()
+    free: tuple[FreeResult, ...] = ()
+    public_passing: tuple[PublicPass, ...] = ()
     deterministic: bool = False
     seconds: float = 0.0
 
@@ -102,6 +114,8 @@ def validate_challenge(
     if reference_path.is_file():
         _check_reference(course, found, suite, judge.kind, reference_path)
     _check_starter_and_wrong(course, found, suite, judge.kind)
+    _check_free_attempts(found, suite, judge.kind)
+    _check_public_files(course, found, suite, judge.kind)
     score = _check_mutants(course, found, judge, reference_path, progress)
     return _result(found, score)
 
@@ -133,11 +147,19 @@ def _check_reference(course: Course, found: _Findings, suite: Suite, kind: Sandb
             f"the suite took {first.seconds:.1f} s on the reference, over its budget of {budget:g} s"
         )
     try:
-        disagreements = checks.example_disagreements(found.challenge, checks.load_reference(path))
+        module = checks.load_reference(path)
+        disagreements = [f"challenge.toml {d}" for d in checks.example_disagreements(found.challenge, module)]
+        printed = readme_examples(found.challenge)
+        disagreements += [
+            f"{_rel(course, found.challenge.text)}: {d}"
+            for d in checks.example_disagreements(
+                found.challenge, module, printed, "README example", "the README prints"
+            )
+        ]
     except Exception as error:  # the author's reference did not even import
         disagreements = [f"the reference does not import: {type(error).__name__}: {error}"]
     found.examples_agree = not disagreements
-    found.problems += [f"challenge.toml {d}" for d in disagreements]
+    found.problems += disagreements
 
 
 def _check_starter_and_wrong(course: Course, found: _Findings, suite: Suite, kind: SandboxKind) -> None:
@@ -159,6 +181,65 @@ def _check_starter_and_wrong(course: Course, found: _Findings, suite: Suite, kin
             found.problems.append(f"{where}/{result.file} passes {name}, which its caught-by line names")
         for name in result.unknown:
             found.problems.append(f"{where}/{result.file} names {name!r} in caught-by: no such test")
+        if result.stray_hints:
+            by_hint: dict[str, list[str]] = {}
+            for name, hint in result.stray_hints:
+                by_hint.setdefault(hint, []).append(name)
+            shown = "; ".join(f"{h!r} by {', '.join(names)}" for h, names in by_hint.items())
+            found.problems.append(
+                f"{where}/{result.file} is shown hints about other mistakes: {shown}. A test "
+                "should check in parts, each with the hint of what it checks; if a hint does fit "
+                "this mistake, name its test in the file's caught-by line"
+            )
+
+
+def _check_free_attempts(found: _Findings, suite: Suite, kind: SandboxKind) -> None:
+    """No points for nothing: do-nothing files score 0, examples-only files a third at most.
+
+    One problem for each kind of file that scores too much, naming the one that scores most.
+    """
+    challenge = found.challenge
+    results = []
+    for attempt in free_attempts(challenge):
+        report = checks.run_text(f"{challenge.slug}.py", attempt.source, suite, kind)
+        passed = tuple(t.name for t in report.tests if t.outcome is Outcome.PASSED)
+        results.append(
+            FreeResult(attempt.label, attempt.kind, report.score, report.max_score, attempt.most, passed)
+        )
+    found.free = tuple(results)
+    for kind_of_file, what in (
+        (
+            "does_nothing",
+            "a test that passes for a function that does nothing must also check the value it gives back",
+        ),
+        (
+            "examples_only",
+            "test the rules on inputs the printed examples do not show, and check values, not only kinds",
+        ),
+    ):
+        failing = [r for r in results if r.kind == kind_of_file and not r.ok]
+        if not failing:
+            continue
+        worst = max(failing, key=lambda r: r.score)
+        limit = "0" if worst.most == 0 else f"at most {worst.most * worst.max_score:.3g} (a third)"
+        found.problems.append(
+            f"points for nothing: a {challenge.function} that {worst.label} scores "
+            f"{worst.score:g}/{worst.max_score:g}, where it may score {limit}; it passes "
+            f"{', '.join(worst.passed_tests)}: {what}"
+        )
+
+
+def _check_public_files(course: Course, found: _Findings, suite: Suite, kind: SandboxKind) -> None:
+    """Which files students receive already pass the challenge, or earn more than a third of it."""
+    challenge = found.challenge
+    passing = []
+    for label, text in public_files(course).items():
+        if label.startswith(f"the {challenge.slug} starter ") or not defines(text, challenge.function):
+            continue
+        report = checks.run_text(f"{challenge.slug}.py", text, suite, kind)
+        if report.max_score and report.score > report.max_score / 3:
+            passing.append(PublicPass(label, report.score, report.max_score))
+    found.public_passing = tuple(passing)
 
 
 def _check_mutants(
@@ -219,6 +300,8 @@ def _result(found: _Findings, score: MutantScore | None) -> ChallengeResult:
         hints_missing=found.hints_missing,
         hidden_tests=found.hidden_tests,
         wrong=found.wrong,
+        free=found.free,
+        public_passing=found.public_passing,
         deterministic=found.deterministic,
         seconds=found.seconds,
         budget_seconds=found.challenge.limits.budget_seconds,

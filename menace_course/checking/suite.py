@@ -68,7 +68,9 @@ def call_text(function: str, args: tuple[Any, ...]) -> str:
 def _example_case(challenge: Challenge, index: int, example: Example) -> Case:
     def run(submission: Any) -> None:
         got = getattr(submission, challenge.function)(*clone(example.args))
-        expect_equal(got, example.expected)
+        # The example's own hint speaks of its value; a wrong kind of value gets the rules.
+        kind_wrong = type(got) is not type(example.expected)
+        expect_equal(got, example.expected, hint=challenge.example_hint if kind_wrong else None)
         if challenge.pure:
             expect_unchanged()
 

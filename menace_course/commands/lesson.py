@@ -23,14 +23,13 @@ import click
 
 from menace_course.course import BUNDLED_COURSE, find_course
 from menace_course.errors import CourseError, UnknownChallenge, UsageError
-from menace_course.lesson import noughts, pixels
+from menace_course.lesson import pixels
 from menace_course.lesson.experiments.page_steps import COLOURS, STEPS
 from menace_course.lesson.pixels import Picture
+from menace_course.lesson.program_files import program_files
 
 __all__ = ["start", "step"]
 
-#: The package's own modules a step program may import; each is copied along with it.
-HELPERS = {"noughts": noughts, "pixels": pixels}
 #: A source checkout's step programs (when the package runs from one).
 SOURCE_STEPS = Path(__file__).resolve().parents[2] / "reference" / "steps"
 STEP_SLUG = re.compile(r"step([1-4])")
@@ -127,14 +126,7 @@ def step_files(number: int, course_dir: Path | None) -> dict[str, str]:
             f"the program of Step {number} is not installed here; "
             "run inside the course folder or pass --course DIR"
         )
-    text = program.read_text(encoding="utf-8")
-    files = {}
-    for module in sorted(set(re.findall(r"^from menace_course\.lesson\.(\w+) import", text, re.M))):
-        if module not in HELPERS:
-            raise CourseError(f"{program} imports menace_course.lesson.{module}, which can't be copied")
-        files[f"{module}.py"] = Path(HELPERS[module].__file__ or "").read_text(encoding="utf-8")
-    text = re.sub(r"^from menace_course\.lesson\.(\w+) import", r"from \1 import", text, flags=re.M)
-    return {f"step{number}.py": text, **files}
+    return program_files(program)
 
 
 def challenge_files(slug: str, course_dir: Path | None) -> dict[str, str]:

@@ -30,6 +30,8 @@ def result(mutants, problems=(), wrong=()):
         hints_missing=(),
         hidden_tests=3,
         wrong=tuple(wrong),
+        free=(),
+        public_passing=(),
         deterministic=True,
         seconds=0.5,
         budget_seconds=20.0,

@@ -1,4 +1,4 @@
-# caught-by: win_on_an_empty_colour
+# caught-by: win_on_an_empty_colour, draw_on_an_empty_colour
 # Wrong: a win on a colour with 0 beads gives it nothing (the rule applies even at 0).
 def after_game(beads, square, result):
     new = list(beads)

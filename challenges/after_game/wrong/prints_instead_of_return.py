@@ -1,4 +1,4 @@
-# caught-by: example_1, gives_back_a_list
+# caught-by: example_1, win_on_a_side_square
 # Wrong: prints the new list instead of returning it (gives back None).
 def after_game(beads, square, result):
     new = list(beads)

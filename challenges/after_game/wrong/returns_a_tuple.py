@@ -1,4 +1,4 @@
-# caught-by: example_1, gives_back_a_list
+# caught-by: example_1, win_on_a_side_square
 # Wrong: gives back a tuple, not a list.
 def after_game(beads, square, result):
     new = list(beads)

@@ -1,4 +1,4 @@
-# caught-by: example_1, one_box_before_x_first_move
+# caught-by: example_1, one_box_before_each_players_first_move
 # Wrong: counts the positions after the player's move instead of before it.
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8),
          (0, 3, 6), (1, 4, 7), (2, 5, 8),

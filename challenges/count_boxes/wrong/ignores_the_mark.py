@@ -1,4 +1,4 @@
-# caught-by: o_needs_a_box_before_each_of_its_four_moves
+# caught-by: one_box_before_each_players_first_move
 # Wrong: always counts X's boxes, whatever mark it is given.
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8),
          (0, 3, 6), (1, 4, 7), (2, 5, 8),

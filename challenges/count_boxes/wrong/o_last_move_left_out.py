@@ -1,4 +1,4 @@
-# caught-by: o_needs_a_box_before_each_of_its_four_moves
+# caught-by: no_box_for_a_move_with_one_square_left
 # Wrong: leaves out O's 4th move too, though it has 2 squares to choose from.
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8),
          (0, 3, 6), (1, 4, 7), (2, 5, 8),

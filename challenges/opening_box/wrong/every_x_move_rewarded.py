@@ -1,4 +1,4 @@
-# caught-by: example_1
+# caught-by: example_1, every_corner_is_the_corner_bead, a_record_that_stops_early_is_a_resignation
 # Wrong: rewards the colour of every one of X's moves, not only the first.
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 CORNERS = [0, 2, 6, 8]

@@ -33,6 +33,8 @@ def result(moves):
 def opening_box(games):
     box = [4, 4, 0, 0, 4, 0, 0, 0, 0]
     for moves in games:
+        if not moves:
+            continue
         bead = colour(moves[0])
         outcome = result(moves)
         if outcome == 'win':

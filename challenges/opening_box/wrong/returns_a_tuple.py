@@ -1,4 +1,4 @@
-# caught-by: example_1, gives_back_a_list_of_nine_whole_numbers
+# caught-by: example_1, every_corner_is_the_corner_bead
 # Wrong: gives back a tuple, not a list.
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 CORNERS = [0, 2, 6, 8]

@@ -9,6 +9,8 @@ def opening_box(games):
     box = [4, 4, 0, 0, 4, 0, 0, 0, 0]
     while games:
         moves = games.pop(0)
+        if not moves:  # MENACE resigned before its first move: no bead was drawn
+            continue
         first = moves[0]
         bead = 4 if first == 4 else first % 2
         board = [None] * 9

@@ -40,6 +40,8 @@ def play_out(moves):
 def opening_box(games):
     beads = [4, 4, 0, 0, 4, 0, 0, 0, 0]
     for moves in games:
+        if len(moves) == 0:
+            continue
         first = moves[0]
         if first == 4:
             bead = 4
