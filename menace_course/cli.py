@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("menace_course.commands.serve", "serve", "Run the check service (web page and API)."),
     "users": ("menace_course.commands.users", "users", "Manage the check service's users and tokens."),
     "lti": ("menace_course.commands.lti", "lti", "Connect the check service to Canvas or Moodle (LTI 1.3)."),
+    "worker": ("menace_course.commands.worker", "worker", "Run checks for a service's queue (scale-out)."),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,6 +19,9 @@ from menace_course.course import Course, find_course
 from menace_course.errors import CourseError, SandboxUnavailable, UsageError
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
+
+if TYPE_CHECKING:
+    from menace_course.service.config import ServiceConfig
 
 db_option = click.option(
     "--db",
@@ -106,6 +110,25 @@ def _check_port(host: str, port: int) -> None:
         probe.close()
 
 
+def _check_queue(db_url: str, broker_url: str | None, workers: int | None) -> None:
+    """``--queue procrastinate`` needs PostgreSQL, and makes ``--workers`` meaningless here."""
+    from menace_course.service.dispatch.procrastinate_queue import conninfo, ensure_schema
+
+    if workers is not None:
+        raise UsageError(
+            "--workers counts this machine's graders; with --queue procrastinate the checks run in "
+            "`menace worker --concurrency N` processes instead"
+        )
+    conninfo(db_url)  # the attempts must be where every worker can reach them
+    ensure_schema(broker_url or db_url)
+
+
+def _graders(config: ServiceConfig) -> str:
+    if config.queue == "procrastinate":
+        return "none here: checks go to the procrastinate queue, run by `menace worker` processes"
+    return f"{config.workers} ({config.sandbox} sandbox)"
+
+
 @click.group(invoke_without_command=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option(
@@ -121,6 +144,22 @@ def _check_port(host: str, port: int) -> None:
     type=click.IntRange(min=1),
     default=None,
     help="Grader processes, each checking one submission at a time [default: the CPUs].",
+)
+@click.option(
+    "--queue",
+    type=click.Choice(["local", "procrastinate"]),
+    default="local",
+    show_default=True,
+    help="Who runs the checks: this machine's graders (local), or `menace worker` processes on any "
+    "machine, through a queue in PostgreSQL (procrastinate; needs --db postgresql://...). "
+    "See docs/scaling.md.",
+)
+@click.option(
+    "--broker",
+    "broker_url",
+    metavar="URL",
+    default=None,
+    help="With --queue procrastinate: the PostgreSQL database of the queue [default: --db].",
 )
 @course_option
 @click.option(
@@ -195,6 +234,8 @@ def serve(
     port: int,
     db_url: str | None,
     workers: int | None,
+    queue: str,
+    broker_url: str | None,
     course: Path | None,
     open_practice: bool,
     threads: int,
@@ -215,6 +256,7 @@ def serve(
       menace serve                         http://127.0.0.1:8000, SQLite in the course folder
       menace serve --open                  anyone may practise, without signing in
       menace serve --db postgresql:///menace --workers 4
+      menace serve --db postgresql:///menace --queue procrastinate   checks run on `menace worker`s
       menace users add alice bob           tokens for students (NAME TOKEN lines)
       menace serve export --challenge after_game --out grades/
 
@@ -236,6 +278,8 @@ def serve(
     kind = _sandbox(sandbox, accept_no_sandbox)
     _check_port(host, port)
     url = open_database(the_course, db_url)
+    if queue == "procrastinate":
+        _check_queue(url, broker_url, workers)
     config = ServiceConfig(
         course=the_course.root,
         db_url=url,
@@ -251,6 +295,8 @@ def serve(
         check_seconds=check_seconds,
         behind_proxy=behind_proxy,
         public_url=public_url.rstrip("/"),
+        queue=queue,
+        broker_url=broker_url or "",
     )
     if kind == "process":
         click.echo(NO_SANDBOX_WARNING, err=True)
@@ -265,7 +311,7 @@ def serve(
             f"menace serve: {address}\n"
             f"  course    {the_course.root}\n"
             f"  database  {describe(url)}\n"
-            f"  graders   {config.workers} ({kind} sandbox), queue of {max_queue}; {mode}\n"
+            f"  graders   {_graders(config)}, queue of {max_queue}; {mode}\n"
             f"  students  open {address}/ or run: menace check FILE --server {address}",
         )
 

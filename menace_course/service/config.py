@@ -60,6 +60,11 @@ class ServiceConfig:
     behind_proxy: bool = False
     #: The address students use (for login links); empty means the request's own.
     public_url: str = ""
+    #: Who runs the checks: ``local`` (this machine's grader processes) or ``procrastinate``
+    #: (``menace worker`` processes anywhere, through a queue in PostgreSQL; see docs/scaling.md).
+    queue: str = "local"
+    #: The PostgreSQL database of the procrastinate queue; empty means the service's own.
+    broker_url: str = ""
 
     @property
     def database_url(self) -> str:

@@ -13,7 +13,11 @@ __all__ = ["CheckJob", "Dispatcher", "QueueFull", "Recorder", "make_dispatcher"]
 
 
 def make_dispatcher(config: ServiceConfig) -> Dispatcher:
-    """The dispatcher ``config`` asks for (today: the in-process pool of warm graders)."""
+    """The dispatcher ``config`` asks for: the in-process pool of warm graders, or the queue."""
+    if config.queue == "procrastinate":
+        from menace_course.service.dispatch.procrastinate_web import ProcrastinateDispatcher
+
+        return ProcrastinateDispatcher(config)
     from menace_course.service.dispatch.local import LocalPool
 
     return LocalPool(
