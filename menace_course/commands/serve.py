@@ -161,6 +161,14 @@ def _graders(config: ServiceConfig) -> str:
     default=None,
     help="With --queue procrastinate: the PostgreSQL database of the queue [default: --db].",
 )
+@click.option(
+    "--web-processes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="With --queue procrastinate: web processes answering requests (one uses about one core "
+    "at 50 checks/s; see docs/scaling.md). Rate limits are counted per process.",
+)
 @course_option
 @click.option(
     "--open",
@@ -236,6 +244,7 @@ def serve(
     workers: int | None,
     queue: str,
     broker_url: str | None,
+    web_processes: int,
     course: Path | None,
     open_practice: bool,
     threads: int,
@@ -280,6 +289,10 @@ def serve(
     url = open_database(the_course, db_url)
     if queue == "procrastinate":
         _check_queue(url, broker_url, workers)
+    elif web_processes > 1:
+        raise UsageError(
+            "--web-processes needs --queue procrastinate: the embedded queue lives in one process"
+        )
     config = ServiceConfig(
         course=the_course.root,
         db_url=url,
@@ -297,6 +310,7 @@ def serve(
         public_url=public_url.rstrip("/"),
         queue=queue,
         broker_url=broker_url or "",
+        web_processes=web_processes,
     )
     if kind == "process":
         click.echo(NO_SANDBOX_WARNING, err=True)

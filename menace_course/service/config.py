@@ -65,6 +65,9 @@ class ServiceConfig:
     queue: str = "local"
     #: The PostgreSQL database of the procrastinate queue; empty means the service's own.
     broker_url: str = ""
+    #: Web processes (gunicorn workers). More than one only with the procrastinate queue,
+    #: whose state is all in PostgreSQL (the local pool lives in its one process).
+    web_processes: int = 1
 
     @property
     def database_url(self) -> str:

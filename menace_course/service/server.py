@@ -7,6 +7,8 @@ One web process, not several: the embedded queue, the ``?wait`` events and the r
 limits live in its memory. Request threads are many because a ``?wait`` holds one while
 the check runs; the CPU work happens in the grader processes. If the web process dies,
 the arbiter starts another, which re-runs every accepted check not yet recorded.
+With ``--queue procrastinate`` the queue and the waits live in PostgreSQL and the graders
+on the workers (``menace worker``), so ``--web-processes N`` may run N web processes (docs/scaling.md).
 
 The access log never shows a one-time login link's code (:class:`RedactingLogger`).
 """
@@ -71,7 +73,7 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
 
         settings: dict[str, Any] = {
             "bind": [bind_address(config.host, config.port)],
-            "workers": 1,
+            "workers": config.web_processes,  # 1 unless the queue is procrastinate (h-scale)
             "worker_class": "gthread",
             "threads": config.threads,
             "timeout": 120,

@@ -32,7 +32,7 @@ def _attempts(db: Database) -> dict[str, Attempt]:
 def test_a_worker_killed_mid_check_loses_no_check_and_records_none_twice(
     tmp_path: Path, pg_url: str, then: str
 ) -> None:
-    web, url = serve(tmp_path, pg_url, "--per-student", "10")
+    web, url = serve(tmp_path, pg_url, "--per-student", "10", "--web-processes", "2")
     victim = worker(tmp_path, pg_url, "victim", 2)
     rescuer = None
     db = Database(pg_url)

@@ -203,6 +203,26 @@ class ProcrastinateDispatcher:
         facts["ok"] = bool(facts["queue"]) and facts.get("workers", 0) > 0 and not self._stopping.is_set()
         return facts
 
+    def defer_job(
+        self, task: str, *, queueing_lock: str | None = None, delay_seconds: int = 0, **arguments: Any
+    ) -> bool:
+        """Queue a background job (e.g. ``"lti:passback"``) for the workers; False if one waits already.
+
+        ``task`` is a task of a blueprint in
+        :data:`~.procrastinate_queue.JOB_BLUEPRINTS`, which sets its queue, retries and
+        backoff; ``arguments`` must be JSON. With ``queueing_lock``, at most one job with
+        that lock waits at a time (a second is refused: False).
+        """
+        assert self._app is not None
+        options: dict[str, Any] = {"queueing_lock": queueing_lock}
+        if delay_seconds:
+            options["schedule_in"] = {"seconds": delay_seconds}
+        try:
+            self._app.configure_task(task, **options).defer(**arguments)
+        except procrastinate.exceptions.AlreadyEnqueued:
+            return False
+        return True
+
     def stop(self) -> None:
         """Stop listening and close the queue's connections (queued checks stay queued)."""
         self._stopping.set()
