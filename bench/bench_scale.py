@@ -143,6 +143,32 @@ def bench_database(admin: str) -> Iterator[str]:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 
+def _conninfo(db_url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return str(make_url(db_url).set(drivername="postgresql").render_as_string(hide_password=False))
+
+
+def wal_bytes(db_url: str) -> int:
+    """WAL the whole PostgreSQL server has written so far (other databases' too)."""
+    import psycopg
+
+    with psycopg.connect(_conninfo(db_url), autocommit=True) as connection:
+        row = connection.execute("SELECT wal_bytes FROM pg_stat_wal").fetchone()
+    return int(row[0]) if row else 0
+
+
+def stored_bytes_per_attempt(db_url: str) -> float:
+    """The attempts table's size on disk (indexes and TOAST included) per attempt."""
+    import psycopg
+
+    with psycopg.connect(_conninfo(db_url), autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT pg_total_relation_size('attempts'), (SELECT count(*) FROM attempts)"
+        ).fetchone()
+    return row[0] / row[1] if row and row[1] else float("nan")
+
+
 def backends(db_url: str) -> list[int]:
     """Process ids of the PostgreSQL backends connected to the bench's database."""
     import psycopg
@@ -172,6 +198,7 @@ class Run:
     cpu_web: float = 0.0
     cpu_workers: float = 0.0
     cpu_database: float = 0.0
+    wal: int = 0
 
     @property
     def checks(self) -> int:
@@ -231,6 +258,7 @@ def load(
     lock = threading.Lock()
     web_before, workers_before = cpu_seconds(tree(web)), cpu_seconds([p for w in workers for p in tree(w)])
     database_before = cpu_seconds(backends(db_url))
+    wal_before = wal_bytes(db_url)
     started = time.monotonic()
     threads = [
         threading.Thread(target=student, args=(url, token, started + seconds, run, lock, i))
@@ -244,6 +272,7 @@ def load(
     run.cpu_web = spent(web_before, cpu_seconds(tree(web)))
     run.cpu_workers = spent(workers_before, cpu_seconds([p for w in workers for p in tree(w)]))
     run.cpu_database = spent(database_before, cpu_seconds(backends(db_url)))
+    run.wal = wal_bytes(db_url) - wal_before
 
 
 def warm_up(url: str, token: str) -> None:
@@ -288,7 +317,7 @@ def add_students(db_url: str, count: int) -> list[str]:
     return [line.split()[1] for line in added.stdout.splitlines() if line.strip()]
 
 
-def report(runs: list[Run], students: int) -> None:
+def report(runs: list[Run], students: int, per_attempt: float) -> None:
     print(f"\n{students} students, each sending its next check when the last one's report is back")
     print(
         f"{'run':32} {'checks':>7} {'checks/s':>9} {'p50 ms':>8} {'p95 ms':>8} {'errors':>7}"
@@ -303,6 +332,12 @@ def report(runs: list[Run], students: int) -> None:
         )
         for problem, count in run.errors.items():
             print(f"{'':32}   {count} x {problem}")
+    wal = [r.wal / r.checks for r in runs if r.checks]
+    if wal:
+        print(
+            f"\ndatabase: {statistics.median(wal) / 1024:.1f} KB of WAL per check (whole server, median of "
+            f"the runs), {per_attempt / 1024:.1f} KB on disk per stored attempt (source, report, indexes)"
+        )
     by_workers = {r.label: r for r in runs}
     one, two = by_workers.get("queue, 1 worker"), by_workers.get("queue, 2 workers")
     if one and two and one.rate:
@@ -386,7 +421,8 @@ def main() -> None:
                 print(f"  {run.label}: {run.rate:.1f} checks/s", flush=True)
             finally:
                 local.stop()
-    report(runs, students)
+        per_attempt = stored_bytes_per_attempt(db_url)
+    report(runs, students, per_attempt)
     print(f"load average after: {os.getloadavg()[0]:.2f}; logs in {folder}")
     if args.json:
         args.json.write_text(
@@ -399,6 +435,7 @@ def main() -> None:
                         "p50_ms": round(r.quantile(0.5) * 1000),
                         "p95_ms": round(r.quantile(0.95) * 1000),
                         "errors": r.errors,
+                        "wal_bytes_per_check": round(r.wal / r.checks) if r.checks else None,
                         "cpu_ms_per_check": {
                             "web": round(r.per_check(r.cpu_web), 2),
                             "workers": round(r.per_check(r.cpu_workers), 2),

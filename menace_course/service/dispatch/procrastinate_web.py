@@ -46,6 +46,7 @@ from menace_course.service.dispatch.procrastinate_queue import (
     make_app,
     queue_facts,
 )
+from menace_course.service.state import DatabaseRecorder
 
 log = logging.getLogger("menace.service.dispatch")
 #: Seconds a count of the waiting checks is reused before the database is asked again.
@@ -111,6 +112,7 @@ class ProcrastinateDispatcher:
         self._waiters = _Waiters()
         self._app: procrastinate.App | None = None
         self._db: Database | None = None
+        self._own_db = False
         self._lock = threading.Lock()
         self._depth = 0
         self._depth_read = -math.inf
@@ -124,10 +126,13 @@ class ProcrastinateDispatcher:
         """Open the queue (making its tables the first time) and listen for finished checks.
 
         The backlog needs nothing from here: attempts that lost their job get one from the
-        workers' sweep. The recorder is the workers' business too.
+        workers' sweep. Recording is the workers' business; the recorder's database (the
+        app's) is used to count the line and to see attempts done.
         """
         ensure_schema(self.broker_url)
-        self._db = Database(self.db_url)
+        # The app's own engine when there is one (one pool of connections per web process).
+        self._db = recorder.db if isinstance(recorder, DatabaseRecorder) else Database(self.db_url)
+        self._own_db = not isinstance(recorder, DatabaseRecorder)
         self._app = make_app(self.broker_url, pool_size=8)
         self._app.open()
         self._listener = threading.Thread(target=self._listen, name="checks-done-listener", daemon=True)
@@ -231,7 +236,7 @@ class ProcrastinateDispatcher:
         if self._app is not None:
             with contextlib.suppress(Exception):
                 self._app.close()
-        if self._db is not None:
+        if self._db is not None and self._own_db:
             self._db.dispose()
 
     # -- inside ---------------------------------------------------------------------------
