@@ -25,6 +25,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from sqlalchemy.exc import IntegrityError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from menace_course.course import find_course
@@ -59,18 +60,34 @@ class SessionCookies(SecureCookieSessionInterface):
 
 
 def _secret_key(db: Database) -> str:
-    """The key that signs session cookies: made once, kept in the database."""
-    with db.writing() as session:
-        found = session.get(Setting, "secret_key")
-        if found is None:
-            found = Setting(name="secret_key", value=secrets.token_hex(32))
-            session.add(found)
-        return found.value
+    """The key that signs session cookies: made once, kept in the database.
+
+    Several web processes (``--web-processes``) may start on a new database at once: the
+    one whose insert loses reads the winner's key.
+    """
+    for last in (False, True):
+        try:
+            with db.writing() as session:
+                found = session.get(Setting, "secret_key")
+                if found is None:
+                    found = Setting(name="secret_key", value=secrets.token_hex(32))
+                    session.add(found)
+                return found.value
+        except IntegrityError:
+            if last:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _local_context(db: Database) -> int:
-    with db.writing() as session:
-        return context_for(session).id
+    for last in (False, True):
+        try:
+            with db.writing() as session:
+                return context_for(session).id
+        except IntegrityError:  # made by another web process at the same moment: read it
+            if last:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _wants_json() -> bool:
