@@ -25,7 +25,15 @@ def name(board):
 
 
 def count_boxes(mark):
-    # Give back the number of boxes before each of mark's moves.
+    """How many boxes the player mark ('X' or 'O') needs before each of its moves, as a list.
+
+    Search every game from the empty board (X first, stopping at a line of three), and
+    count, for each of mark's moves, the names of the positions it sees before moving:
+    one box for all 8 versions of a position, none for a finished game, none for a move
+    with one square left. For 'X' that is Step 1's [1, 12, 108, 183].
+
+    The whole text: menace show count_boxes
+    """
     return []
 
 

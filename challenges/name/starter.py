@@ -11,7 +11,14 @@ for _ in range(4):
 
 
 def name(board):
-    # Give back the smallest of the board's 8 versions, as a string, and the way that makes it.
+    """The smallest of the board's 8 versions, as a string, and the way that makes it.
+
+    A version is ''.join(board[i] for i in way), for each way in WAYS. Give back a tuple
+    (name, way); when several ways make the smallest version, the first of them in WAYS.
+    Do not change the board.
+
+    The whole text: menace show name
+    """
     return ''.join(board), WAYS[0]
 
 

@@ -24,7 +24,15 @@ START = {9: 4, 7: 3, 5: 2, 3: 1}     # beads of each colour, by empty squares
 
 
 def new_box(position):
-    # Give back a dict: for each different move, its square and Michie's number of beads.
+    """A new box for the named position: a dict of square -> beads, one colour per move.
+
+    Go through the empty squares from 0 to 8; put an 'X' there in a copy of the position
+    and name it; a square whose name is new gets a colour, with START[number of empty
+    squares] beads. Two squares whose names are the same are one move: the first gets
+    the colour. Each call starts afresh.
+
+    The whole text: menace show new_box
+    """
     box = {}
     return box
 

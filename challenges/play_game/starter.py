@@ -94,7 +94,16 @@ OPPONENTS = {"perfect": perfect_move, "random": random_move}
 
 
 def play_game(boxes, opponent, seed):
-    """MENACE (X) plays one game against opponent (O), then learns from it."""
+    """MENACE (X) plays one game against opponent (O), then learns from it.
+
+    Give back 'win', 'draw' or 'loss', for MENACE. Learn in boxes itself (name -> box).
+    Each move: one square left, play it without a box; else name the board, make its box
+    if new, resign on an empty box (a loss; fill it again), draw a bead and play it on
+    way[bead]; then the opponent moves. After the game every bead drawn gets
+    REWARD[result], never below 0. Draw at random only as the lesson does, in its order.
+
+    The whole text: menace show play_game
+    """
     random.seed(seed)                         # first: the seed decides the whole game
     board = [' '] * 9
     drawn = []                                # (position, bead) for each move

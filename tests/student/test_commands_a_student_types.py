@@ -47,3 +47,18 @@ def test_show_accepts_the_file_name_too_and_suggests_a_misspelt_challenge():
     assert run_menace("show", "count_boxes.py").returncode == 0
     done = run_menace("show", "after_gam")
     assert done.returncode == 2 and "did you mean 'after_game'" in done.stderr
+
+
+@pytest.mark.parametrize("slug", sorted(p.name for p in (REPO / "challenges").iterdir() if p.is_dir()))
+def test_each_starter_says_the_rules_in_short_and_where_the_whole_text_is(slug):
+    import ast
+
+    from menace_course import catalog
+    from menace_course.course import Course
+
+    challenge = catalog.load_challenge(Course(REPO), slug)
+    tree = ast.parse(challenge.starter.read_text(encoding="utf-8"))
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == challenge.function)
+    doc = ast.get_docstring(function)
+    assert doc and len(doc.splitlines()) >= 3, "the rules, in short"
+    assert doc.splitlines()[-1] == f"The whole text: menace show {slug}"
