@@ -13,7 +13,9 @@ The zip holds::
                              hidden tests, reference and the feedback templates
 
 The wheel holds hidden tests and a reference solution, so the zip is private to the
-instructor. Both scripts honour ``AUTOGRADER_ROOT`` so they can be run on a simulated
+instructor, and ``setup.sh`` leaves both the installed course and ``/autograder/source``
+readable by root only: student code, which runs as another user wherever the sandbox
+can drop to one, cannot read them. Both scripts honour ``AUTOGRADER_ROOT`` so they can be run on a simulated
 tree; ``setup.sh`` also honours ``MENACE_SKIP_APT=1`` and ``MENACE_VENV_OPTIONS``.
 """
 
@@ -78,6 +80,8 @@ PYTHON="$(find_python)" || {{ echo "setup.sh: Python 3.11 or newer is needed" >&
 FIND_COURSE='from menace_course.course import BUNDLED_COURSE; print(BUNDLED_COURSE)'
 COURSE_DIR="$("$VENV/bin/python" -I -c "$FIND_COURSE")"
 chmod -R go-rwx "$COURSE_DIR"
+# The zip's own copy (the wheel in $SOURCE) holds them too: the same for it.
+chmod -R go-rwx "$SOURCE"
 "$VENV/bin/python" -I -m menace_course --version
 """
 

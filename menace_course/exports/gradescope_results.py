@@ -27,6 +27,7 @@ import jinja2
 from menace_course import __version__
 from menace_course.feedback import environment, render, shown_test
 from menace_course.models import Outcome, SubmissionReport, TestResult
+from menace_course.safe_text import printable
 
 #: Gradescope's four visibility values, from most to least open.
 Visibility = Literal["visible", "after_published", "after_due_date", "hidden"]
@@ -35,7 +36,7 @@ VISIBILITIES: tuple[Visibility, ...] = ("visible", "after_published", "after_due
 SCHEMA = Path(__file__).with_name("gradescope_results.schema.json")
 
 #: Said at the top when hidden tests' results are held back (a plain fact, not a verdict).
-HELD_BACK = "The hidden checks have run; their results appear when your instructor publishes them."
+HELD_BACK = "{n} hidden checks have run; their results appear when your instructor publishes them."
 
 # One test's output. Sentences come from the course's words.j2; what is added here is
 # only the labels of the values shown.
@@ -116,17 +117,17 @@ def shown_now(report: SubmissionReport, hidden: Visibility) -> SubmissionReport:
     """The report as a student may read it before hidden tests are shown.
 
     With ``hidden == "visible"`` that is the whole report; otherwise the hidden tests
-    are taken out and only their titles are listed, as in a student's own check.
+    are taken out, and a notice says that they ran and how many. (They are not
+    ``hidden_not_run``: the feedback would then say that they did not run.)
     """
     if hidden == "visible":
         return report
     shown = tuple(t for t in report.tests if t.is_visible)
-    held = tuple(t.title for t in report.tests if not t.is_visible)
+    held = [t for t in report.tests if not t.is_visible]
     return dataclasses.replace(
         report,
         tests=shown,
-        hidden_not_run=(*report.hidden_not_run, *held),
-        notices=(*report.notices, HELD_BACK) if held else report.notices,
+        notices=(*report.notices, HELD_BACK.format(n=len(held))) if held else report.notices,
         score=sum(t.points for t in shown),
         max_score=sum(t.max_points for t in shown),
     )
@@ -157,7 +158,7 @@ def results_json(
                 "suite_hash": report.suite_hash,
                 "status": report.status.value,
                 "sandbox": report.sandbox,
-                "file": report.file,
+                "file": printable(report.file),
                 "challenge": report.challenge,
             }
         },

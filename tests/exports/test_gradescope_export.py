@@ -66,6 +66,8 @@ def installed_root(autograder, tmp_path_factory) -> Path:
     assert done.returncode == 0, done.stderr[-2000:]
     course = next(root.glob("menace-venv/lib/python3*/site-packages/menace_course/_course"))
     assert course.stat().st_mode & 0o077 == 0, "only the grader may read the hidden tests"
+    for private in (root / "source", *(root / "source").glob("*.whl")):
+        assert private.stat().st_mode & 0o077 == 0, f"{private.name}: the wheel holds the hidden tests too"
     return root
 
 
@@ -128,9 +130,10 @@ def test_buggy_submission_gets_per_test_results_that_follow_the_spec(installed_r
     assert hidden["output"].splitlines()[0] == "✗ A loss on a square that has no beads left keeps it at 0"
     assert hidden["output"].splitlines()[1].startswith("hint: A count never goes below 0")
     assert "[" not in hidden["output"] and "expected" not in hidden["output"]
-    # The top-level feedback holds back the hidden tests' results until they are published.
-    assert "A loss on a square that has no beads left" in results["output"]
-    assert "❌ A loss on a square" not in results["output"]
+    # The top-level feedback holds back the hidden tests' results until they are published,
+    # and says that they ran (not that they will run when the instructor grades).
+    assert "12 hidden checks have run; their results appear when" in results["output"]
+    assert "A loss on a square" not in results["output"] and "did not run" not in results["output"]
 
 
 @pytest.mark.slow
@@ -149,6 +152,16 @@ def test_submission_without_a_python_file_scores_zero_with_a_reason(installed_ro
     validate(results)
     assert results["score"] == 0
     assert "no .py or .ipynb file" in results["output"] and "answer.txt" in results["output"]
+
+
+@pytest.mark.slow
+def test_a_file_name_that_is_not_utf8_is_graded_not_blamed_on_the_grader(installed_root):
+    # what unzip makes of a Windows zip: Latin-1 bytes; the results must still be written
+    name = os.fsdecode(b"M\xfcller.py")
+    results = run_autograder(installed_root, {name: NO_FLOOR_DRAW_TWO})
+    validate(results)
+    assert results["extra_data"]["menace"]["file"] == "M\\udcfcller.py"
+    assert 0 < results["score"] < 15 and "the fault is in the grader" not in results["output"]
 
 
 @pytest.mark.slow
