@@ -341,7 +341,10 @@ def report(runs: list[Run], students: int, per_attempt: float) -> None:
     by_workers = {r.label: r for r in runs}
     one, two = by_workers.get("queue, 1 worker"), by_workers.get("queue, 2 workers")
     if one and two and one.rate:
-        print(f"\nspeedup from 1 to 2 workers: {two.rate / one.rate:.2f} x (2 cores: at most 2)")
+        print(
+            f"\nspeedup from 1 to 2 workers: {two.rate / one.rate:.2f} x (at most 2 on an idle 2-core "
+            "machine; other work on the machine moves it either way)"
+        )
 
 
 def main() -> None:
