@@ -282,6 +282,77 @@ def warm_up(url: str, token: str) -> None:
         sys.exit(f"the service checks nothing: {run.errors}")
 
 
+# -- a worker killed mid-load ---------------------------------------------------------------
+
+
+def worker_argv(db_url: str, name: str, sandbox: list[str]) -> list[str]:
+    return ["worker", "--db", db_url, "--course", str(REPO), "--concurrency", "1", "--name", name, *sandbox]
+
+
+def unfinished(db_url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(_conninfo(db_url), autocommit=True) as connection:
+        row = connection.execute("SELECT count(*) FROM attempts WHERE status <> 'done'").fetchone()
+    return int(row[0]) if row else -1
+
+
+def reruns(db_url: str, since: float) -> tuple[int, int]:
+    """Attempts accepted since ``since`` (epoch seconds), and those a grader started twice or more."""
+    import psycopg
+
+    with psycopg.connect(_conninfo(db_url), autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT count(*), count(*) FILTER (WHERE runs >= 2) FROM attempts "
+            "WHERE created_at >= to_timestamp(%s)",
+            (since,),
+        ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+def kill_run(
+    folder: Path, db_url: str, url: str, web: int, tokens: list[str], seconds: float, sandbox: list[str]
+) -> None:
+    """Two workers under load; a third of the way in, ``kill -9`` one of them.
+
+    Then: every accepted check must be recorded, the killed worker's checks once more
+    elsewhere, none twice (the workers' logs say ``recorded`` once per attempt).
+    """
+    workers = [Proc(folder, f"kill-{i}", worker_argv(db_url, f"k{i}", sandbox)) for i in range(2)]
+    try:
+        for worker in workers:
+            worker.wait_for(r"taking checks")
+        warm_up(url, tokens[-1])
+        since = time.time()
+        run = Run("queue, 2 workers, one kill -9")
+        victim = workers[0].process
+        timer = threading.Timer(seconds / 3, lambda: os.kill(victim.pid, signal.SIGKILL))
+        timer.start()
+        load(url, tokens, seconds, run, web, [w.process.pid for w in workers], db_url)
+        timer.join()
+        deadline = time.monotonic() + 120
+        while unfinished(db_url) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        left = unfinished(db_url)
+        accepted, twice_run = reruns(db_url, since)
+        logs = "".join(w.log.read_text(errors="replace") for w in workers)
+        recorded = re.findall(r"attempt (\S+) recorded \(", logs)
+        doubles = len(recorded) - len(set(recorded))
+        given_back = len(re.findall(r"was running on a worker that died", logs))
+        slowest = max(run.latencies, default=float("nan"))
+        print(
+            f"\nkill -9 of one of 2 workers after {seconds / 3:.0f} s of {seconds:g} s: {accepted} checks "
+            f"accepted, {accepted - left} recorded ({left} not); {given_back} job(s) given back, "
+            f"{twice_run} started twice (the grader had begun), "
+            f"{doubles} recorded twice; slowest answer {slowest:.1f} s (the killed worker's checks wait for "
+            f"its heartbeat to go stale and the sweep); {run.rate:.1f} checks/s over the run, "
+            f"{sum(run.errors.values())} requests without a report"
+        )
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
 # -- the bench -----------------------------------------------------------------------------
 
 
@@ -355,6 +426,7 @@ def main() -> None:
     parser.add_argument("--pg", default=os.environ.get("MENACE_TEST_POSTGRES_URL", "postgresql:///postgres"))
     parser.add_argument("--sandbox", choices=["bwrap", "process"], default="bwrap")
     parser.add_argument("--no-local", action="store_true", help="skip the embedded pool's run")
+    parser.add_argument("--no-kill", action="store_true", help="skip the run that kills a worker")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     seconds = min(max(args.seconds, 1.0), 300.0)
@@ -411,6 +483,8 @@ def main() -> None:
                 finally:
                     for worker in workers:
                         worker.stop()
+            if not args.no_kill:
+                kill_run(folder, db_url, url, web.process.pid, tokens[:students], seconds, sandbox)
         finally:
             web.stop()
         if not args.no_local:
