@@ -16,8 +16,10 @@ from typing import Any
 from tests.service.support import CORRECT, request, sandbox_kind
 from tests.support import REPO
 
-#: A right answer that takes about two seconds to load: long enough to be killed mid-check.
-SLOW = "import time\ntime.sleep(2.0)\n\n" + CORRECT.read_text()
+#: A right answer that takes about three seconds to load (the loading limit is 5 s): long
+#: enough to be killed mid-check, with room for both of a worker's checks to be seen running
+#: before the first one ends.
+SLOW = "import time\ntime.sleep(3.0)\n\n" + CORRECT.read_text()
 
 
 def _sandbox_args() -> list[str]:
