@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request, url_for
+from flask import Blueprint, Response, current_app, jsonify, request, url_for
 from marshmallow import ValidationError
 
 from menace_course import catalog
-from menace_course.service.auth import check_csrf_for_cookie, require_checker, who
+from menace_course.service.auth import check_csrf_for_cookie, remember_anonymous, require_checker, who
 from menace_course.service.db.models import Attempt, AttemptStatus
 from menace_course.service.intake import Format, Rejected, accept, feedback
 from menace_course.service.limits import limiter, submission_limit
@@ -155,6 +155,8 @@ def post_check() -> tuple[Response, int] | Response:
         return error(400, "bad_request", f"the body is not a check request ({fields})")
     wait, format = _wait_seconds(), _format()
     attempt = accept(state(), person, data["challenge"], data["filename"], data["source"])
+    if not person.signed_in and current_app.config["SESSION_COOKIE_NAME"] in request.cookies:
+        remember_anonymous(attempt.id)  # a browser practising: its page lists it after a reload
     done = _finished(attempt.id, wait) if wait else attempt
     assert done is not None
     if done.status is AttemptStatus.DONE:
@@ -239,6 +241,4 @@ def challenges() -> Response:
 @api.get("/openapi.json")
 def openapi() -> Response:
     """This API, as an OpenAPI 3.1 document."""
-    from flask import current_app
-
     return jsonify(build_spec(current_app))

@@ -25,6 +25,9 @@ from menace_course.service.db.models import Role, User
 from menace_course.service.db.people import role_in, user_by_token
 from menace_course.service.state import state
 
+#: Anonymous attempts a browser remembers (``--open``).
+ANONYMOUS_KEPT = 20
+
 
 @dataclass(frozen=True)
 class Who:
@@ -137,11 +140,15 @@ def require_instructor() -> Who:
 
 
 def check_csrf_for_cookie() -> None:
-    """For a cookie-authenticated API write, demand the page's CSRF token (bearer tokens need none)."""
+    """For an API write that carries the session cookie, demand the page's CSRF token.
+
+    A bearer token, or no credentials at all, needs none: only a cookie is sent by the
+    browser on another site's behalf.
+    """
     if request.headers.get("Authorization") or request.method in ("GET", "HEAD", "OPTIONS"):
         return
-    if "uid" not in session and not current_app.config["MENACE_OPEN"]:
-        return  # no cookie identity: the request is anonymous and is refused or allowed as such
+    if current_app.config["SESSION_COOKIE_NAME"] not in request.cookies:
+        return
     try:
         validate_csrf(request.headers.get("X-CSRFToken", ""))
     except (ValidationError, CSRFError) as error:
@@ -155,6 +162,17 @@ def sign_in(user: User, context_id: int) -> None:
     session["epoch"] = user.session_epoch
     session["ctx"] = context_id
     session.permanent = True
+
+
+def anonymous_ids() -> list[str]:
+    """The attempts this browser made without signing in (``--open``), newest first."""
+    ids = session.get("anon", [])
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def remember_anonymous(attempt_id: str) -> None:
+    """Keep an anonymous attempt's id in this browser's session (the last :data:`ANONYMOUS_KEPT`)."""
+    session["anon"] = [attempt_id, *anonymous_ids()][:ANONYMOUS_KEPT]
 
 
 def sign_out() -> None:

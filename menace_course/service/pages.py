@@ -25,7 +25,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from flask.typing import ResponseReturnValue
@@ -34,7 +33,16 @@ from markupsafe import Markup
 from menace_course import catalog
 from menace_course.catalog import Challenge
 from menace_course.errors import CourseError, UnknownChallenge
-from menace_course.service.auth import AuthError, Who, require_instructor, sign_in, sign_out, who
+from menace_course.service.auth import (
+    AuthError,
+    Who,
+    anonymous_ids,
+    remember_anonymous,
+    require_instructor,
+    sign_in,
+    sign_out,
+    who,
+)
 from menace_course.service.db.attempts import best_scores, class_table, latest, user_attempts
 from menace_course.service.db.models import Attempt, AttemptStatus, User
 from menace_course.service.db.people import peek_login_link, use_login_link, user_by_token
@@ -45,8 +53,6 @@ from menace_course.service.state import state
 pages = Blueprint("pages", __name__, static_folder="assets", static_url_path="/assets")
 #: How long the no-JavaScript form waits for a check before showing the page anyway.
 FORM_WAIT_SECONDS = 10.0
-#: Anonymous attempts a browser remembers (``--open``), newest first.
-ANONYMOUS_KEPT = 20
 EDITOR_BUNDLE = Path(__file__).resolve().parent / "static" / "dist"
 
 
@@ -81,20 +87,11 @@ def _challenge(slug: str) -> Challenge:
         abort(500, description=f"this challenge cannot be shown: {error}")
 
 
-def _anonymous_ids() -> list[str]:
-    ids = session.get("anon", [])
-    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
-
-
-def _remember_anonymous(attempt_id: str) -> None:
-    session["anon"] = [attempt_id, *_anonymous_ids()][:ANONYMOUS_KEPT]
-
-
 def _attempts_of(person: Who, slug: str) -> list[Attempt]:
     with state().db.reading() as db:
         if person.user_id is not None:
             return latest(db, person.context_id, person.user_id, slug)
-        found = [db.get(Attempt, i) for i in _anonymous_ids()]
+        found = [db.get(Attempt, i) for i in anonymous_ids()]
         return [a for a in found if a is not None and a.challenge == slug and a.user_id is None]
 
 
@@ -103,7 +100,7 @@ def _visible_attempt(person: Who, attempt_id: str) -> Attempt:
         attempt = db.get(Attempt, attempt_id) if len(attempt_id) <= 36 else None
     if attempt is None:
         abort(404, description="no attempt has this id")
-    if attempt.user_id is None and attempt_id not in _anonymous_ids() and not person.is_instructor:
+    if attempt.user_id is None and attempt_id not in anonymous_ids() and not person.is_instructor:
         abort(404, description="no attempt has this id")
     if not person.may_see(attempt.user_id, attempt.context_id):
         abort(403, description="this attempt is someone else's")
@@ -189,7 +186,7 @@ def check(slug: str) -> ResponseReturnValue:
     except Rejected as rejected:
         return _challenge_page(slug, code=source, problem=rejected), rejected.status
     if person.user_id is None:
-        _remember_anonymous(attempt.id)
+        remember_anonymous(attempt.id)
     state().dispatcher.wait(attempt.id, FORM_WAIT_SECONDS)
     return redirect(url_for("pages.challenge", slug=slug, attempt=attempt.id) + "#feedback", code=303)
 
