@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.lesson_page.conftest import driver  # noqa: F401  (headless Chromium, as the lesson's tests have it)
+from tests.lesson_page.conftest import pytest_runtest_setup as browser_setup
 from tests.service.support import make_app, postgres_database, stop_app
+from tests.support import REPO
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    browser_setup(item)  # browser tests: skipped without Chromium, required under CI
     if item.get_closest_marker("postgres") is None:
         return
     if os.environ.get("MENACE_TEST_POSTGRES_URL"):
@@ -66,3 +71,11 @@ def service_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
 def client(service_app: Any) -> Any:
     """A test client of the module's service app (a fresh cookie jar each test)."""
     return service_app.test_client()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Where the browser tests' screenshots are kept after the run."""
+    folder = Path(os.environ.get("MENACE_ARTIFACTS") or REPO / "tests" / "artifacts") / "service"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
