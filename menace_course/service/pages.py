@@ -68,14 +68,9 @@ def render_markdown(text: str) -> Markup:
     return Markup(_markdown().render(text))
 
 
-def editor_assets() -> dict[str, list[str]]:
-    """The editor bundle's scripts and styles (``static/dist/*.js|css``), if it has been built."""
-    if not EDITOR_BUNDLE.is_dir():
-        return {"scripts": [], "styles": []}
-    return {
-        "scripts": sorted(f"dist/{p.name}" for p in EDITOR_BUNDLE.glob("*.js")),
-        "styles": sorted(f"dist/{p.name}" for p in EDITOR_BUNDLE.glob("*.css")),
-    }
+def editor_script() -> str | None:
+    """The editor bundle (``static/dist/editor.js``, the front end's contract), if it is built."""
+    return "dist/editor.js" if (EDITOR_BUNDLE / "editor.js").is_file() else None
 
 
 def _challenge(slug: str) -> Challenge:
@@ -152,7 +147,7 @@ def _challenge_page(
         person=person,
         may_check=_may_check(person),
         problem=problem,
-        editor=editor_assets(),
+        editor=editor_script(),
     )
 
 
