@@ -101,7 +101,7 @@ def test_a_wrong_token_does_not_sign_in(client: Any) -> None:
 
 
 def test_a_login_link_works_once_and_only_when_its_button_is_pressed(service_app: Any, client: Any) -> None:
-    _, token = add_user(service_app, name="linked")
+    add_user(service_app, name="linked")
     service = service_app.extensions["menace"]
     with service.db.writing() as session:
         user = local_user(session, "linked")
