@@ -39,12 +39,12 @@ class DatabaseRecorder:
 
     def started(self, attempt_id: str) -> bool:
         """Mark the attempt running; False when it is done already."""
-        with self.db.writing() as session:
+        with self.db.writing(durable=False) as session:
             return mark_running(session, attempt_id)
 
     def finished(self, attempt_id: str, report: dict[str, Any]) -> bool:
         """Store the report once; True when this call stored it."""
-        with self.db.writing() as session:
+        with self.db.writing(durable=False) as session:
             recorded = record_result(session, attempt_id, report)
             if recorded:  # LTI: queue the score's passback to the LMS, in the same transaction
                 note_result(session, attempt_id)

@@ -5,8 +5,9 @@ for queries; ``db.writing()`` gives one that commits on success, and on SQLite t
 write lock at its start (``BEGIN IMMEDIATE``) so two writers queue on the busy timeout
 instead of failing with "database is locked" halfway through.
 
-SQLite runs in WAL mode with ``synchronous=FULL``: readers never block the writer, and a
-committed attempt survives a crash of the process *and* of the machine.
+SQLite runs in WAL mode: readers never block the writer. A stored attempt is committed
+with ``synchronous=FULL`` and survives a crash of the process *and* of the machine; a
+check's progress is committed without waiting for the disk (see :meth:`Database.writing`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
@@ -52,15 +53,19 @@ def _tune_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None  # we say BEGIN ourselves (below)
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def begin(connection: Any) -> None:
-        immediate = connection.get_execution_options().get("immediate", False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        options = connection.get_execution_options()
+        if options.get("immediate", False):
+            durable = options.get("durable", True)
+            connection.exec_driver_sql(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            connection.exec_driver_sql("BEGIN")
 
 
 def _prepare_sqlite_file(url: URL) -> None:
@@ -103,6 +108,9 @@ class Database:
         self.engine = make_engine(url)
         self._read = sessionmaker(self.engine, expire_on_commit=False)
         self._write = sessionmaker(self.engine.execution_options(immediate=True), expire_on_commit=False)
+        self._write_fast = sessionmaker(
+            self.engine.execution_options(immediate=True, durable=False), expire_on_commit=False
+        )
 
     @property
     def is_sqlite(self) -> bool:
@@ -116,9 +124,18 @@ class Database:
             yield session
 
     @contextlib.contextmanager
-    def writing(self) -> Iterator[Session]:
-        """A session whose transaction commits when the block ends without an exception."""
-        with self._write() as session, session.begin():
+    def writing(self, durable: bool = True) -> Iterator[Session]:
+        """A session whose transaction commits when the block ends without an exception.
+
+        ``durable=False`` is for what may be lost to a power cut (never to a crash of the
+        process) because it is redone anyway: a check's progress, re-run from the stored
+        attempt. The commit then does not wait for the disk (SQLite ``synchronous=NORMAL``
+        in WAL mode, PostgreSQL ``synchronous_commit = off``); an attempt being stored is
+        always durable.
+        """
+        with (self._write if durable else self._write_fast)() as session, session.begin():
+            if not durable and not self.is_sqlite:
+                session.execute(text("SET LOCAL synchronous_commit = off"))
             yield session
 
     def upgrade(self) -> None:

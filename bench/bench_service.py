@@ -1,0 +1,259 @@
+"""The check service under load, next to ``menace check`` in the same run.
+
+Starts a real ``menace serve`` (gunicorn, SQLite in a scratch folder, bubblewrap, one
+grader process per core) on 127.0.0.1 and a free port, adds simulated students, and
+measures, all against that one process:
+
+1. ``menace check`` on a correct after_game, a few times (the baseline: one student, one
+   process, no service);
+2. latency of one check through the API (POST ``?wait=30``, answer with the report) at 1,
+   10 and 50 concurrent students, each sending a check as soon as the last one came back
+   (correct and buggy answers, alternately): p50 and p95;
+3. sustained checks per second at the most concurrent level;
+4. the service's memory (the resident memory of every process of its tree: arbiter, web
+   process, graders, sandboxes) every 500 checks over a long run (10,000 checks by
+   default); and errors (any answer that is not a finished report) throughout.
+
+Traffic goes to 127.0.0.1 only; every loop is bounded by a count and a time. Goals
+(issue 10): p50 <= 0.15 s at 1 student, p95 <= 1.5 s at 50, >= 25 checks/s sustained,
+flat memory, zero errors. Timings are reported, never asserted.
+
+    python3 bench/bench_service.py [--seconds 20] [--checks 10000] [--workers N] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+CORRECT = (REPO / "examples" / "after_game_student.py").read_text()
+BUGGY = (REPO / "examples" / "after_game_buggy.py").read_text()
+LEVELS = (1, 10, 50)
+
+
+def menace_command() -> str:
+    return shutil.which("menace", path=str(Path(sys.executable).parent)) or "menace"
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+class Service:
+    """A ``menace serve`` process for the bench."""
+
+    def __init__(self, folder: Path, workers: int, env: dict[str, str]) -> None:
+        self.folder = folder
+        self.db = f"sqlite:///{folder / 'service.sqlite3'}"
+        self.env = env
+        argv = [menace_command(), "serve", "--port", "0", "--db", self.db, "--workers", str(workers)]
+        argv += ["--course", str(REPO), "--max-queue", "1000", "--per-student", "5"]
+        argv += ["--rate-limit", "100000 per minute"]
+        self.log = (folder / "serve.log").open("wb")
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=self.log, env=env, start_new_session=True
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().decode()
+        found = re.search(r"http://([\d.]+):(\d+)", line)
+        if not found:
+            sys.exit(f"menace serve did not start: {line}{(folder / 'serve.log').read_text()}")
+        self.host, self.port = found.group(1), int(found.group(2))
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+
+    def add_students(self, count: int) -> list[str]:
+        names = [f"student{i:03d}" for i in range(count)]
+        done = subprocess.run(
+            [menace_command(), "users", "add", *names, "--db", self.db, "--course", str(REPO)],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            check=True,
+        )
+        return [line.split()[1] for line in done.stdout.splitlines()]
+
+    def memory_bytes(self) -> int:
+        """Resident memory of the service's whole process tree."""
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                children.setdefault(parent, []).append(int(entry.name))
+        total, todo = 0, [self.process.pid]
+        while todo:
+            pid = todo.pop()
+            todo += children.get(pid, [])
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            found = re.search(r"VmRSS:\s+(\d+) kB", status)
+            total += int(found.group(1)) * 1024 if found else 0
+        return total
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+
+class Student:
+    """One simulated student: a kept-alive connection and a token."""
+
+    def __init__(self, service: Service, token: str) -> None:
+        self.service = service
+        self.token = token
+        self.connection = http.client.HTTPConnection(service.host, service.port, timeout=60)
+        self.turn = 0
+
+    def check(self) -> tuple[float, bool]:
+        """One check, start to report: its seconds, and whether it came back done."""
+        self.turn += 1
+        body = json.dumps({"challenge": "after_game", "source": CORRECT if self.turn % 2 else BUGGY})
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+        started = time.perf_counter()
+        try:
+            self.connection.request("POST", "/api/v1/checks?wait=30", body, headers)
+            response = self.connection.getresponse()
+            data = json.loads(response.read())
+        except (OSError, http.client.HTTPException, ValueError):
+            self.connection.close()
+            self.connection = http.client.HTTPConnection(self.service.host, self.service.port, timeout=60)
+            return time.perf_counter() - started, False
+        ok = response.status == 200 and data.get("status") == "done" and data["report"]["status"] == "checked"
+        return time.perf_counter() - started, ok
+
+
+def load(students: list[Student], seconds: float, limit: int, on_check: Any = None) -> dict[str, Any]:
+    """Every student checks back to back until ``seconds`` pass or ``limit`` checks are done."""
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+
+    def run(student: Student) -> None:
+        nonlocal errors
+        while time.monotonic() < deadline:
+            with lock:
+                if len(latencies) + errors >= limit:
+                    return
+            elapsed, ok = student.check()
+            with lock:
+                latencies.append(elapsed)
+                errors += not ok
+                if on_check is not None:
+                    on_check(len(latencies))
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=run, args=(s,)) for s in students]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.monotonic() - started
+    return {
+        "students": len(students),
+        "checks": len(latencies),
+        "errors": errors,
+        "p50": statistics.median(latencies),
+        "p95": percentile(latencies, 0.95),
+        "per_second": len(latencies) / wall,
+    }
+
+
+def time_menace_check(env: dict[str, str], runs: int) -> float:
+    argv = [
+        menace_command(),
+        "check",
+        str(REPO / "examples" / "after_game_student.py"),
+        "--challenge",
+        "after_game",
+    ]
+    times = []
+    for _ in range(runs + 1):
+        started = time.perf_counter()
+        subprocess.run(argv, cwd=REPO, env=env, capture_output=True, check=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times[1:])  # the first is cold
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each concurrency level")
+    parser.add_argument("--checks", type=int, default=10_000, help="checks in the memory run")
+    parser.add_argument(
+        "--memory-seconds", type=float, default=1800.0, help="longest the memory run may take"
+    )
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="grader processes")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="menace-bench-service-"))
+    env = {**os.environ, "MENACE_CACHE_DIR": str(folder / "cache")}
+    results: dict[str, Any] = {"cores": os.cpu_count(), "workers": args.workers}
+    results["menace_check_p50"] = time_menace_check(env, 7)
+    print(f"menace check (one process per check): median {results['menace_check_p50']:.3f} s")
+    service = Service(folder, args.workers, env)
+    try:
+        tokens = service.add_students(max(LEVELS))
+        students = [Student(service, t) for t in tokens]
+        warm = load(students[:1], 30.0, 5)  # the graders import the tests on their first check
+        print(f"warm-up: {warm['checks']} checks")
+        results["levels"] = []
+        for level in LEVELS:
+            row = load(students[:level], args.seconds, 100_000)
+            results["levels"].append(row)
+            print(
+                f"{level:>3} students: p50 {row['p50']:.3f} s  p95 {row['p95']:.3f} s  "
+                f"{row['per_second']:.1f} checks/s  ({row['checks']} checks, {row['errors']} errors)"
+            )
+        samples: list[tuple[int, int]] = [(0, service.memory_bytes())]
+
+        def sample(done: int) -> None:
+            if done % 500 == 0:
+                samples.append((done, service.memory_bytes()))
+
+        long_run = load(students[:8], args.memory_seconds, args.checks, on_check=sample)
+        samples.append((long_run["checks"], service.memory_bytes()))
+        results["long_run"] = long_run
+        results["memory_mb"] = [(n, round(b / 2**20, 1)) for n, b in samples]
+        print(
+            f"long run: {long_run['checks']} checks at {long_run['per_second']:.1f}/s, "
+            f"{long_run['errors']} errors, p95 {long_run['p95']:.3f} s"
+        )
+        mb = [m for _, m in results["memory_mb"]]
+        print(f"service memory (MB, every 500 checks): first {mb[0]}, peak {max(mb)}, last {mb[-1]}")
+        print(" ".join(f"{n}:{m}" for n, m in results["memory_mb"]))
+    finally:
+        service.stop()
+    one = results["levels"][0]
+    print(
+        f"ratio: menace check / service p50 at 1 student = {results['menace_check_p50'] / one['p50']:.1f} x"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
