@@ -189,7 +189,9 @@ def test_installed_kit_checks_from_an_empty_folder_and_is_honest_about_hidden_te
     assert "Hidden checks that run when your instructor grades (12)" in right.stdout
     verdict = right.stdout.strip().splitlines()[-1]
     assert verdict == (
-        "✓ The 3 examples pass; 12 hidden checks did not run here: they run when your instructor grades."
+        "✓ The 3 examples pass; 12 hidden checks did not run here: they run when your instructor grades. "
+        "To run them now, check on your course's check service: menace check after_game.py --server URL "
+        "(your instructor gives you its address and a token)."
     )
     assert "passes all" not in right.stdout and "A loss on a square that has no beads left" in right.stdout
     as_json = json.loads(_check(kit_python, tmp_path, "after_game.py", "--format", "json").stdout)
