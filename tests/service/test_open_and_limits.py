@@ -119,3 +119,29 @@ def test_the_rate_limit_is_per_student(tmp_path: Any) -> None:
         assert client.post("/api/v1/checks", json=body, headers=bearer(bob)).status_code == 202
     finally:
         stop_app(app)
+
+
+def test_a_check_past_its_wall_clock_is_our_fault_and_the_next_check_runs(tmp_path: Any) -> None:
+    app = make_app(f"sqlite:///{tmp_path / 'w.sqlite3'}", check_seconds=2.5)
+    try:
+        client = app.test_client()
+        _, token = add_user(app)
+        slower = "import time\ntime.sleep(4.0)\n\n" + CORRECT.read_text()  # within the 5 s to load
+        late = client.post(
+            "/api/v1/checks?wait=30&format=text",
+            json={"challenge": "after_game", "source": slower},
+            headers=bearer(token),
+        ).get_json()
+        assert late["status"] == "done"
+        assert late["report"]["status"] == "grader_error"
+        assert "not your mistake" in late["feedback"]
+        assert all(t["outcome"] == "skipped" for t in late["report"]["tests"])
+        fine = client.post(
+            "/api/v1/checks?wait=30",
+            json={"challenge": "after_game", "source": CORRECT.read_text()},
+            headers=bearer(token),
+        ).get_json()
+        assert fine["report"]["passed"]  # a new grader process took the old one's place
+        assert app.extensions["menace"].dispatcher.health()["workers"] == 1
+    finally:
+        stop_app(app)
