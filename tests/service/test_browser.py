@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import check_json
 from tests.service.support import LiveService, menace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -79,6 +80,10 @@ def test_a_student_types_a_wrong_answer_and_reads_the_failing_hidden_test(
         code = driver.execute_script("return document.querySelector('textarea[name=source]').value")
         assert "{'win': 3, 'draw': 1, 'loss': -1}" in code
         attempts = driver.find_element(By.ID, "attempts").text
-        assert "11 / 15" in attempts  # the examples pass; the floor's hidden tests do not
+        answer = tmp_path / "after_game.py"
+        answer.write_text(typed)
+        _, local = check_json(answer, "--challenge", "after_game")
+        assert local["score"] < local["max_score"]
+        assert f"{local['score']:g} / {local['max_score']:g}" in attempts  # as menace check scores it
     finally:
         live.stop()
