@@ -353,6 +353,43 @@ def kill_run(
             worker.stop()
 
 
+def paired_rounds(
+    folder: Path,
+    db_url: str,
+    url: str,
+    web: int,
+    tokens: list[str],
+    seconds: float,
+    sandbox: list[str],
+    rounds: int,
+) -> list[tuple[float, float]]:
+    """1 worker, then 2, back to back, ``rounds`` times: (checks/s with 1, with 2) per round.
+
+    Other work on a shared machine drifts over minutes; a ratio taken within one round,
+    its two halves seconds apart, drifts much less than runs minutes apart.
+    """
+    first = Proc(folder, "pair-0", worker_argv(db_url, "p0", sandbox))
+    pairs = []
+    try:
+        first.wait_for(r"taking checks")
+        warm_up(url, tokens[-1])
+        for index in range(rounds):
+            one = Run("1 worker")
+            load(url, tokens, seconds, one, web, [first.process.pid], db_url)
+            second = Proc(folder, f"pair-1-{index}", worker_argv(db_url, "p1", sandbox))
+            try:
+                second.wait_for(r"taking checks")
+                two = Run("2 workers")
+                load(url, tokens, seconds, two, web, [first.process.pid, second.process.pid], db_url)
+            finally:
+                second.stop()
+            pairs.append((one.rate, two.rate))
+            print(f"  round {index + 1}: {one.rate:.1f} -> {two.rate:.1f} checks/s", flush=True)
+    finally:
+        first.stop()
+    return pairs
+
+
 # -- the bench -----------------------------------------------------------------------------
 
 
@@ -427,11 +464,15 @@ def main() -> None:
     parser.add_argument("--sandbox", choices=["bwrap", "process"], default="bwrap")
     parser.add_argument("--no-local", action="store_true", help="skip the embedded pool's run")
     parser.add_argument("--no-kill", action="store_true", help="skip the run that kills a worker")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="paired 1-then-2-worker rounds for the speedup (0: none)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     seconds = min(max(args.seconds, 1.0), 300.0)
     students = min(max(args.students, 1), 200)
     counts = [int(n) for n in args.workers.split(",")]
+    rounds = min(max(args.rounds, 0), 10)
     sandbox = ["--sandbox", "process", "--i-accept-no-sandbox"] if args.sandbox == "process" else []
     print(
         f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}, sandbox: {args.sandbox}, "
@@ -483,6 +524,17 @@ def main() -> None:
                 finally:
                     for worker in workers:
                         worker.stop()
+            if rounds:
+                pairs = paired_rounds(
+                    folder, db_url, url, web.process.pid, tokens[:students], seconds / 2, sandbox, rounds
+                )
+                ratios = sorted(two / one for one, two in pairs if one)
+                print(
+                    f"\n1 -> 2 workers, {len(pairs)} paired rounds of {seconds / 2:g} s + {seconds / 2:g} s: "
+                    + ", ".join(f"{one:.1f} -> {two:.1f}" for one, two in pairs)
+                    + f" checks/s; speedup median {statistics.median(ratios):.2f} x "
+                    f"(range {ratios[0]:.2f}-{ratios[-1]:.2f})"
+                )
             if not args.no_kill:
                 kill_run(folder, db_url, url, web.process.pid, tokens[:students], seconds, sandbox)
         finally:
