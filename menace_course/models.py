@@ -29,6 +29,61 @@ class Outcome(enum.StrEnum):
     ERROR = "error"  #: the student's code raised an exception or stopped Python
     TIMEOUT = "timeout"  #: the call did not finish in time
     SKIPPED = "skipped"  #: not run: the file could not load, or an earlier problem blocks it
+    GRADER_ERROR = "grader_error"  #: the test itself failed (our fault, never the student's)
+
+
+class Problem(enum.StrEnum):
+    """What kind of problem a failed test or a file that did not load had (``Detail.problem``).
+
+    Every code has its words in ``feedback_templates/words.j2`` and its line in
+    ``docs/json-schema.md``; ``tests/core/test_vocabulary.py`` checks both.
+    """
+
+    # what a test found wrong with the value given back
+    DIFFERENT = "different"  #: a different value
+    WRONG_TYPE = "wrong_type"  #: the wrong kind of value (a tuple for a list, ...)
+    CHANGED_INPUT = "changed_input"  #: the function changed an argument it was given
+    BROKEN_RULE = "broken_rule"  #: a rule every answer must keep does not hold
+    FLAKY = "flaky"  #: different answers for the same input
+    # what a call did
+    RAISED = "raised"  #: the student's code raised an exception
+    TIMEOUT = "timeout"  #: it did not finish in time
+    CRASHED = "crashed"  #: it stopped Python itself
+    MEMORY = "memory"  #: it used more memory than allowed
+    RECURSION = "recursion"  #: it called itself without end
+    MISSING = "missing"  #: the function is not defined
+    SIGNATURE = "signature"  #: the function cannot take the challenge's arguments
+    BUDGET = "budget"  #: not called: the time for the whole file ran out
+    DEAD = "dead"  #: not called: the function timed out or crashed too often before
+    # what stopped the file while it loaded (with raised, timeout, crashed, memory, recursion)
+    SYNTAX = "syntax"  #: Python could not parse it
+    INPUT = "input"  #: it asked for input
+    EXIT = "exit"  #: it ended the program
+    IMPORT = "import"  #: it imported a module that is not there
+    # ours
+    GRADER = "grader"  #: the grader or the test failed: not the student's mistake
+
+
+#: How a call to the student's function ended (``sandbox.outcomes.CallOutcome.status``).
+CallStatus = Literal["returned", "raised", "timeout", "crashed", "missing", "budget", "dead"]
+#: How loading the student's file in the child ended (``sandbox.outcomes.LoadOutcome.status``).
+LoadStatus = Literal["ready", "raised", "timeout", "crashed"]
+
+
+class Verdict(enum.StrEnum):
+    """One word for how a graded submission did (the ``grading.status`` of a record, ``grades.csv``)."""
+
+    PASSED = "passed"  #: every test ran and passed
+    FAILED = "failed"  #: the tests ran; some did not pass
+    EMPTY = "empty"  #: nothing was handed in
+    NO_PYTHON_FILE = "no_python_file"  #: no .py or .ipynb file was handed in
+    NO_FUNCTION = "no_function"  #: no file defines the function
+    UNREADABLE = "unreadable"  #: the file could not be read
+    SYNTAX_ERROR = "syntax_error"  #: Python could not parse it
+    LOAD_ERROR = "load_error"  #: loading it raised, timed out or stopped Python
+    BAD_SIGNATURE = "bad_signature"  #: the function cannot take the challenge's arguments
+    TIMEOUT = "timeout"  #: checking it took longer than allowed and was stopped
+    GRADER_ERROR = "grader_error"  #: the grader failed: not the student's fault (instructor: see why)
 
 
 class Kind(enum.StrEnum):
@@ -48,6 +103,7 @@ class Status(enum.StrEnum):
     LOAD_ERROR = "load_error"  #: loading it raised, timed out or stopped Python
     NO_FUNCTION = "no_function"  #: the challenge's function is not defined
     BAD_SIGNATURE = "bad_signature"  #: the function cannot take the challenge's arguments
+    TIMEOUT = "timeout"  #: checking it took longer than a submission may take, and was stopped
     GRADER_ERROR = "grader_error"  #: our fault: the student sees a generic message
 
 
@@ -70,10 +126,7 @@ class Detail:
     Hidden tests keep only ``problem``: their inputs and expected values are never stored.
     """
 
-    #: what kind of failure: ``different``, ``wrong_type``, ``changed_input``, ``raised``,
-    #: ``timeout``, ``crashed``, ``memory``, ``not_plain``, ``missing``, ``signature``,
-    #: ``budget``, ``recursion``
-    problem: str
+    problem: Problem  #: what kind of failure (see :class:`Problem`)
     call: str | None = None  #: the exact call a student can paste
     expected: str | None = None
     got: str | None = None
@@ -194,6 +247,7 @@ def _detail_from_dict(data: dict[str, Any] | None) -> Detail | None:
     if not data:
         return None
     values = dict(data)
+    values["problem"] = Problem(data["problem"])
     values["traceback"] = tuple(Line(**line) for line in data.get("traceback", ()))
     return Detail(**values)
 

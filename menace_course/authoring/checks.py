@@ -19,26 +19,15 @@ from types import ModuleType
 from menace_course.catalog import Challenge, Example
 from menace_course.checking.compare import same
 from menace_course.checking.importing import import_file
-from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import Suite, call_text
 from menace_course.course import Course
 from menace_course.feedback import hint_ids
-from menace_course.models import Outcome, SandboxKind, SubmissionReport
+from menace_course.models import Outcome, SubmissionReport
 
 #: The first line of a wrong solution may name the tests that must catch it.
 CAUGHT_BY = re.compile(r"^#\s*caught-by:\s*(?P<names>.*)$", re.IGNORECASE)
 #: ``equivalent_mutants`` entries read ``"<mutant id>: <why it cannot be told apart>"``.
 EQUIVALENT = re.compile(r"^(?P<id>\S+):\s+(?P<reason>\S.*)$")
-
-
-def run_file(path: Path, suite: Suite, kind: SandboxKind) -> SubmissionReport:
-    """Check one file against the suite, as ``menace check`` would."""
-    return check_submission(path, suite, kind)
-
-
-def run_text(name: str, text: str, suite: Suite, kind: SandboxKind) -> SubmissionReport:
-    """Check source text as a file called ``name`` (a generated submission), as ``menace check`` would."""
-    return check_submission((name, text.encode("utf-8")), suite, kind)
 
 
 def failed_tests(report: SubmissionReport) -> list[str]:
@@ -155,9 +144,8 @@ def declared_catchers(path: Path) -> tuple[str, ...]:
     return tuple(n.removeprefix("test_") for n in names if n)
 
 
-def check_wrong(path: Path, suite: Suite, kind: SandboxKind) -> WrongResult:
-    """Run one wrong solution and compare what caught it with what it declares."""
-    report = run_file(path, suite, kind)
+def check_wrong(path: Path, report: SubmissionReport, suite: Suite) -> WrongResult:
+    """Compare what caught one wrong solution (``report``, its check) with what it declares."""
     failed = tuple(failed_tests(report))
     declared = declared_catchers(path)
     known = {c.name for c in suite.cases}

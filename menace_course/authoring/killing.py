@@ -6,29 +6,34 @@ mutant is *killed* by the first test that does not pass (or by failing to load);
 marks. Stopping at the first failing test gives the same verdict as running them all,
 in a fraction of the time, and names the test that caught it.
 
-Mutants are judged in worker processes (two by default, one per core of the CI
-machine): each worker collects the challenge's suite once and then judges mutant after
-mutant. ``jobs=1`` judges them here, in this process.
+Mutants, and the files validate checks (the reference, the starter, the wrong solutions),
+are judged in the worker processes of one :class:`~menace_course.pool.WorkerPool` (two by
+default, one per core of the CI machine), each under its watchdog: each worker collects the
+challenge's suite once and then judges task after task.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import functools
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from types import TracebackType
 
 from menace_course import catalog
 from menace_course.authoring.mutants import Mutant
-from menace_course.checking.pipeline import open_submission
+from menace_course.checking.pipeline import (
+    GRADER_FAILED,
+    check_submission,
+    open_submission,
+    stopped_report,
+    time_allowed,
+)
 from menace_course.checking.runner import run_case
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import MenaceError
-from menace_course.models import Outcome, SandboxKind, Status
+from menace_course.models import Outcome, SandboxKind, Status, SubmissionReport
+from menace_course.pool import WorkerPool
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,10 @@ def first_failure(source_text: str, suite: Suite, kind: SandboxKind) -> str | No
         if opened.proxy is None:
             return _WHY_NOT.get(opened.status, "does not load")
         for case in suite.cases:
-            if run_case(case, opened.proxy).outcome is not Outcome.PASSED:
+            outcome = run_case(case, opened.proxy).outcome
+            if outcome is Outcome.GRADER_ERROR:
+                return f"{case.name} (the test failed on its own: a grader error)"
+            if outcome is not Outcome.PASSED:
                 return case.name
     return None
 
@@ -74,45 +82,127 @@ _WHY_NOT = {
 
 # -- in worker processes --------------------------------------------------------------------
 
-_suites: dict[tuple[str, str], Suite] = {}
+
+@functools.cache
+def _suite(course_root: Path, slug: str) -> Suite:
+    """The challenge's suite, collected once per worker process."""
+    course = Course(course_root)
+    return collect(course, catalog.load_challenge(course, slug))
 
 
-def _judge(course_root: str, slug: str, kind: SandboxKind, mutant_id: str, source: str) -> Verdict:
-    """Judge one mutant (run in a worker process; the suite is collected once per process)."""
-    key = (course_root, slug)
-    if key not in _suites:
-        course = Course(Path(course_root))
-        _suites[key] = collect(course, catalog.load_challenge(course, slug))
-    failed = first_failure(source, _suites[key], kind)
-    return Verdict(mutant_id, failed is not None, failed)
+@dataclass(frozen=True)
+class MutantTask:
+    """One mutant to judge, as a worker process receives it."""
+
+    course: Path
+    slug: str
+    kind: SandboxKind
+    mutant_id: str
+    source: str
+
+
+@dataclass(frozen=True)
+class CheckTask:
+    """One submission to check (the reference, the starter, a wrong solution, a generated file)."""
+
+    course: Path
+    slug: str
+    kind: SandboxKind
+    index: int  #: its place among the submissions asked for
+    submission: Path | tuple[str, bytes]
+    times: int = 1  #: checked this many times in a row, in the same worker
+
+
+def _warm(task: MutantTask | CheckTask) -> None:
+    _suite(task.course, task.slug)
+
+
+def _judge(task: MutantTask) -> Verdict:
+    """Judge one mutant (in a worker process)."""
+    failed = first_failure(task.source, _suite(task.course, task.slug), task.kind)
+    return Verdict(task.mutant_id, failed is not None, failed)
+
+
+def _check(task: CheckTask) -> tuple[int, tuple[SubmissionReport, ...]]:
+    """Check one submission as ``menace check`` would (in a worker process), ``times`` times."""
+    suite = _suite(task.course, task.slug)
+    return task.index, tuple(check_submission(task.submission, suite, task.kind) for _ in range(task.times))
 
 
 class Judge:
-    """Judges mutants of any challenge of one course; use it as a context manager.
+    """Judges files and mutants of any challenge of one course, in a :class:`WorkerPool`.
+
+    Every file and mutant is judged under the pool's watchdog
+    (:func:`~menace_course.checking.pipeline.time_allowed`): one that would hang the grader is
+    stopped, and counts as failing. Use it as a context manager.
 
     Example:
         with Judge(course, "process", jobs=2) as judge:
+            reports = judge.check_files("after_game", [course.reference_dir / "after_game.py"])
             verdicts = judge.judge_all("after_game", mutants)
     """
 
     def __init__(self, course: Course, kind: SandboxKind, jobs: int = 2) -> None:
-        """Prepare; worker processes start at the first mutant."""
+        """Prepare; worker processes start at the first task."""
         self.course = course
         self.kind = kind
         self.jobs = max(1, jobs)
-        self._pool: Executor | None = None
+        self._pool = WorkerPool(self.jobs)
 
     def __enter__(self) -> Judge:
         """Nothing starts yet."""
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         """Stop the worker processes, dropping any work not started."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        self._pool.__exit__(*exc_info)
+
+    def _seconds(self, slug: str) -> float:
+        return time_allowed(catalog.load_challenge(self.course, slug).limits)
+
+    def check(self, slug: str, submissions: Sequence[Path | tuple[str, bytes]]) -> list[SubmissionReport]:
+        """Check each submission against the challenge ``slug``, as ``menace check`` would, in order.
+
+        A submission is a path (a file or a folder) or a ``(filename, bytes)`` pair.
+        """
+        found = dict(self._run(slug, submissions, times=1))
+        return [found[index][0] for index in range(len(submissions))]
+
+    def check_files(self, slug: str, paths: Sequence[Path]) -> list[SubmissionReport]:
+        """:meth:`check` for files (and folders)."""
+        return self.check(slug, list(paths))
+
+    def check_twice(self, slug: str, path: Path) -> tuple[SubmissionReport, SubmissionReport]:
+        """Check one file twice in a row in one worker (state kept between runs would show)."""
+        ((_, reports),) = self._run(slug, [path], times=2)
+        return reports[0], reports[-1]
+
+    def _run(
+        self, slug: str, submissions: Sequence[Path | tuple[str, bytes]], times: int
+    ) -> list[tuple[int, tuple[SubmissionReport, ...]]]:
+        seconds = self._seconds(slug) * times
+        suite = _suite(self.course.root, slug)
+        tasks = [
+            CheckTask(self.course.root, slug, self.kind, index, submission, times)
+            for index, submission in enumerate(submissions)
+        ]
+
+        def name_of(task: CheckTask) -> Path:
+            return Path(task.submission.name if isinstance(task.submission, Path) else task.submission[0])
+
+        def crashed(task: CheckTask, why: str) -> tuple[int, tuple[SubmissionReport, ...]]:
+            report = stopped_report(suite, name_of(task), task.kind, Status.GRADER_ERROR, GRADER_FAILED)
+            return task.index, (replace(report, grader_log=(why,)),) * times
+
+        def stuck(task: CheckTask, limit: float) -> tuple[int, tuple[SubmissionReport, ...]]:
+            message = f"checking it did not finish within {limit:g} seconds, so it was stopped"
+            report = stopped_report(suite, name_of(task), task.kind, Status.TIMEOUT, message)
+            return task.index, (report,) * times
+
+        ran = self._pool.run(
+            _check, tasks, on_crash=crashed, on_timeout=stuck, seconds=lambda _: seconds, warm=_warm
+        )
+        return list(ran)
 
     def judge_all(
         self, slug: str, mutants: Sequence[Mutant], tick: Callable[[], None] = lambda: None
@@ -120,30 +210,22 @@ class Judge:
         """A verdict for every mutant, in the mutants' order; ``tick`` is called after each.
 
         Raises:
-            MenaceError: a worker process died (out of memory, killed from outside).
+            MenaceError: judging a mutant failed in the grader itself (a bug, with its last line).
         """
-        root = str(self.course.root)
-        if self.jobs == 1:
-            verdicts = []
-            for mutant in mutants:
-                verdicts.append(_judge(root, slug, self.kind, mutant.id, mutant.source))
-                tick()
-            return verdicts
-        if self._pool is None:
-            context = multiprocessing.get_context("spawn")  # no fork of a process with threads
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
-        futures: dict[Future[Verdict], int] = {
-            self._pool.submit(_judge, root, slug, self.kind, m.id, m.source): n for n, m in enumerate(mutants)
-        }
-        found: dict[int, Verdict] = {}
-        try:
-            for future in as_completed(futures):
-                found[futures[future]] = future.result()
-                tick()
-        except BrokenProcessPool as error:
-            raise MenaceError(f"a worker judging the mutants of {slug} stopped: {error}") from error
-        except Exception as error:  # a grader bug in a worker: one line, not a traceback
-            raise MenaceError(
-                f"judging the mutants of {slug} failed: {type(error).__name__}: {error}"
-            ) from error
-        return [found[n] for n in range(len(mutants))]
+        seconds = self._seconds(slug)
+        tasks = [MutantTask(self.course.root, slug, self.kind, m.id, m.source) for m in mutants]
+
+        def crashed(task: MutantTask, why: str) -> Verdict:
+            last = why.strip().splitlines()[-1] if why.strip() else why
+            raise MenaceError(f"judging the mutant {task.mutant_id} of {slug} failed: {last}")
+
+        def stuck(task: MutantTask, limit: float) -> Verdict:
+            return Verdict(task.mutant_id, True, f"the watchdog ({limit:g} s)")
+
+        found: dict[str, Verdict] = {}
+        for verdict in self._pool.run(
+            _judge, tasks, on_crash=crashed, on_timeout=stuck, seconds=lambda _: seconds, warm=_warm
+        ):
+            found[verdict.id] = verdict
+            tick()
+        return [found[m.id] for m in mutants]

@@ -44,7 +44,7 @@ from menace_course.authoring.results import ChallengeResult, CourseResult, Mutan
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
-from menace_course.models import Kind, Outcome, SandboxKind
+from menace_course.models import Kind, Outcome, SandboxKind, SubmissionReport
 
 Tick = Callable[[], None]
 #: Given a number of mutants and a label, a context giving a callback to call after each.
@@ -112,16 +112,18 @@ def validate_challenge(
     found.hints_missing = tuple(missing)
     found.problems += [f"hint {h!r} has no words: write feedback_templates/hints/{h}.md.j2" for h in missing]
     if reference_path.is_file():
-        _check_reference(course, found, suite, judge.kind, reference_path)
-    _check_starter_and_wrong(course, found, suite, judge.kind)
-    _check_free_attempts(found, suite, judge.kind)
-    _check_public_files(course, found, suite, judge.kind)
+        _check_reference(course, found, judge, reference_path)
+    _check_starter_and_wrong(course, found, suite, judge)
+    _check_free_attempts(found, judge)
+    _check_public_files(course, found, judge)
     score = _check_mutants(course, found, judge, reference_path, progress)
     return _result(found, score)
 
 
-def _check_reference(course: Course, found: _Findings, suite: Suite, kind: SandboxKind, path: Path) -> None:
-    first = checks.run_file(path, suite, kind)
+def _check_reference(course: Course, found: _Findings, judge: Judge, path: Path) -> None:
+    # Twice in a row, in one worker: the suite must give the same outcomes.
+    first, second = judge.check_twice(found.challenge.slug, path)
+    found.problems += grader_troubles(first, f"the reference {_rel(course, path)}")
     failed = checks.failed_tests(first)
     found.reference_passes = first.passed
     found.reference_failures = tuple(failed)
@@ -133,7 +135,6 @@ def _check_reference(course: Course, found: _Findings, suite: Suite, kind: Sandb
             else f"fails {', '.join(failed)}"
         )
         found.problems.append(f"the reference {_rel(course, path)} {reason}")
-    second = checks.run_file(path, suite, kind)
     deterministic = checks.outcomes(first) == checks.outcomes(second)
     found.deterministic = deterministic
     if not deterministic:
@@ -162,16 +163,22 @@ def _check_reference(course: Course, found: _Findings, suite: Suite, kind: Sandb
     found.problems += disagreements
 
 
-def _check_starter_and_wrong(course: Course, found: _Findings, suite: Suite, kind: SandboxKind) -> None:
+def _check_starter_and_wrong(course: Course, found: _Findings, suite: Suite, judge: Judge) -> None:
     challenge = found.challenge
-    if challenge.starter.is_file():
-        starter = checks.run_file(challenge.starter, suite, kind)
+    wrong_files = sorted((challenge.folder / "wrong").glob("*.py"))
+    starter_files = [challenge.starter] if challenge.starter.is_file() else []
+    reports = judge.check_files(challenge.slug, [*starter_files, *wrong_files])
+    if starter_files:
+        starter = reports[0]
         found.starter_fails = not starter.passed
         if starter.passed:
             found.problems.append(f"the starter {_rel(course, challenge.starter)} passes every test")
     else:
         found.problems.append(f"no starter: write {_rel(course, challenge.starter)}")
-    wrong = [checks.check_wrong(p, suite, kind) for p in sorted((challenge.folder / "wrong").glob("*.py"))]
+    for path, report in zip([*starter_files, *wrong_files], reports, strict=True):
+        found.problems += grader_troubles(report, _rel(course, path))
+    wrong_reports = reports[len(starter_files) :]
+    wrong = [checks.check_wrong(p, r, suite) for p, r in zip(wrong_files, wrong_reports, strict=True)]
     found.wrong = tuple(wrong)
     where = _rel(course, challenge.folder / "wrong")
     for result in wrong:
@@ -193,15 +200,17 @@ def _check_starter_and_wrong(course: Course, found: _Findings, suite: Suite, kin
             )
 
 
-def _check_free_attempts(found: _Findings, suite: Suite, kind: SandboxKind) -> None:
+def _check_free_attempts(found: _Findings, judge: Judge) -> None:
     """No points for nothing: do-nothing files score 0, examples-only files a third at most.
 
     One problem for each kind of file that scores too much, naming the one that scores most.
     """
     challenge = found.challenge
     results = []
-    for attempt in free_attempts(challenge):
-        report = checks.run_text(f"{challenge.slug}.py", attempt.source, suite, kind)
+    attempts = free_attempts(challenge)
+    name = f"{challenge.slug}.py"
+    reports = judge.check(challenge.slug, [(name, a.source.encode("utf-8")) for a in attempts])
+    for attempt, report in zip(attempts, reports, strict=True):
         passed = tuple(t.name for t in report.tests if t.outcome is Outcome.PASSED)
         results.append(
             FreeResult(attempt.label, attempt.kind, report.score, report.max_score, attempt.most, passed)
@@ -229,14 +238,18 @@ def _check_free_attempts(found: _Findings, suite: Suite, kind: SandboxKind) -> N
         )
 
 
-def _check_public_files(course: Course, found: _Findings, suite: Suite, kind: SandboxKind) -> None:
+def _check_public_files(course: Course, found: _Findings, judge: Judge) -> None:
     """Which files students receive already pass the challenge, or earn more than a third of it."""
     challenge = found.challenge
     passing = []
-    for label, text in public_files(course).items():
-        if label.startswith(f"the {challenge.slug} starter ") or not defines(text, challenge.function):
-            continue
-        report = checks.run_text(f"{challenge.slug}.py", text, suite, kind)
+    files = [
+        (label, text)
+        for label, text in public_files(course).items()
+        if not label.startswith(f"the {challenge.slug} starter ") and defines(text, challenge.function)
+    ]
+    name = f"{challenge.slug}.py"
+    reports = judge.check(challenge.slug, [(name, text.encode("utf-8")) for _, text in files])
+    for (label, _), report in zip(files, reports, strict=True):
         if report.max_score and report.score > report.max_score / 3:
             passing.append(PublicPass(label, report.score, report.max_score))
     found.public_passing = tuple(passing)
@@ -270,6 +283,17 @@ def _check_mutants(
             f"below the threshold of {settings.threshold:.0%}: see the survivors"
         )
     return score
+
+
+def grader_troubles(report: SubmissionReport, label: str) -> list[str]:
+    """One line for each grader error in a report: a bug in a test (or in menace), never the file's."""
+    lines = []
+    for log in report.grader_log:
+        last = log.strip().splitlines()[-1] if log.strip() else "?"
+        first = log.strip().splitlines()[0] if log.strip() else ""
+        where = first.removesuffix(":") if first.startswith("test ") else "the grader"
+        lines.append(f"{label}: {where} failed on its own ({last}): fix the test, then validate again")
+    return lines
 
 
 def _progress(factory: ProgressFactory | None, total: int, label: str) -> AbstractContextManager[Tick]:

@@ -24,8 +24,13 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
+
+from menace_course.atomic import write_atomic
+from menace_course.course import Course
+from menace_course.models import SandboxKind, Status, SubmissionReport
 
 DEFAULT_ROOT = Path("/autograder")
 
@@ -37,17 +42,36 @@ def autograder_root(explicit: Path | None = None) -> Path:
     return Path(os.environ.get("AUTOGRADER_ROOT") or DEFAULT_ROOT)
 
 
+@dataclass(frozen=True)
+class _Task:
+    course: Path
+    slug: str
+    folder: Path
+    sandbox: SandboxKind
+
+
+def _check(task: _Task) -> SubmissionReport:
+    """Check the submission (in the pool's worker process)."""
+    from menace_course.checking.pipeline import check_submission
+    from menace_course.checking.suite import load_suite
+
+    return check_submission(task.folder, load_suite(Course(task.course), task.slug), task.sandbox)
+
+
 def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
     """Grade ``root/submission`` and return the results (it raises on a grader crash).
 
     The file graded is the one every entry point picks (:mod:`menace_course.checking.entry`);
-    a submission with nothing to grade scores 0 with a message for the student.
+    a submission with nothing to grade scores 0 with a message for the student. The check
+    runs in a worker process under a watchdog (:mod:`menace_course.pool`): a submission
+    that would hang the grader is stopped and scored 0, with a timeout.
     """
     from menace_course.checking.entry import pick_file
-    from menace_course.checking.pipeline import check_submission
+    from menace_course.checking.pipeline import stopped_report, time_allowed
     from menace_course.checking.suite import load_suite
-    from menace_course.course import BUNDLED_COURSE, Course
+    from menace_course.course import BUNDLED_COURSE
     from menace_course.exports.gradescope_results import Visibility, failure_json, results_json
+    from menace_course.pool import WorkerPool
     from menace_course.sandbox.launch import choose_kind
 
     started = time.monotonic()
@@ -64,7 +88,20 @@ def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
         return failure_json(message, execution_time=time.monotonic() - started)
     kind = choose_kind(sandbox)
     print(f"grading {folder} against {slug} (sandbox: {kind})")
-    report = check_submission(folder, suite, kind)
+
+    def crashed(task: _Task, why: str) -> SubmissionReport:
+        raise RuntimeError(f"the grader failed:\n{why}")
+
+    def stuck(task: _Task, seconds: float) -> SubmissionReport:
+        message = f"checking it did not finish within {seconds:g} seconds, so it was stopped"
+        return stopped_report(
+            suite, Path(choice.file.shown if choice.file else "?"), kind, Status.TIMEOUT, message
+        )
+
+    limit = time_allowed(suite.challenge.limits)
+    with WorkerPool(jobs=1) as pool:
+        task = _Task(course.root, slug, folder, kind)
+        (report,) = pool.run(_check, [task], on_crash=crashed, on_timeout=stuck, seconds=lambda _: limit)
     for line in report.grader_log:  # stdout: Gradescope shows it to the instructor only
         print(line)
     elapsed = time.monotonic() - started
@@ -76,9 +113,7 @@ def write_results(root: Path, data: dict[str, Any]) -> Path:
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "results.json"
-    partial = folder / ".results.json.partial"
-    partial.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(partial, target)
+    write_atomic(target, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return target
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from menace_course.checking.notebook import Cells, notebook_code
 from menace_course.errors import UsageError
-from menace_course.models import Detail, Line, LoadProblem, Status
+from menace_course.models import Detail, Line, LoadProblem, Problem, Status
 
 MAX_BYTES = 512 * 1024
 
@@ -124,7 +124,7 @@ def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
         )
         detail = Detail(
             # SyntaxError, or its kinds IndentationError and TabError, which have advice of their own
-            problem="syntax",
+            problem=Problem.SYNTAX,
             error_type=type(error).__name__,
             error_message=error.msg,
             traceback=(line,),

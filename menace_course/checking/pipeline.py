@@ -57,6 +57,33 @@ Submission = Path | tuple[str, bytes] | Source
 GRADER_FAILED = (
     "the grader failed while checking this file; this is not your mistake, and your teacher can see why"
 )
+#: Seconds on top of a submission's own limits for the grader's work (tests, shrinking).
+GRADER_SECONDS = 30.0
+
+
+def time_allowed(limits: Limits) -> float:
+    """The longest the whole check of one submission may take before a watchdog stops it.
+
+    The child's own limits (loading, and the budget of all calls) bound the student's
+    code; this bounds everything, the grader's side included (issue 8, item 1).
+    """
+    return limits.import_seconds + limits.budget_seconds + GRADER_SECONDS
+
+
+def stopped_report(
+    suite: Suite,
+    file: Path,
+    sandbox: SandboxKind,
+    status: Status,
+    message: str,
+    student: str | None = None,
+) -> SubmissionReport:
+    """The report of a submission whose check was stopped, or never ran: every test skipped."""
+    source = Source(file, "", status, LoadProblem(message))
+    tests = skipped(
+        suite, "not run: " + ("the grader failed" if status is Status.GRADER_ERROR else "it was stopped")
+    )
+    return _report(suite, source, status, tests, source.problem, None, sandbox, time.monotonic(), student)
 
 
 def read_source(submission: Submission, challenge: Challenge) -> Source:
@@ -200,20 +227,23 @@ def check_submission(
                 return _report(
                     suite, source, opened.status, tests, opened.problem, printed, sandbox, started, student
                 )
-            tests = run_cases(suite.cases, opened.proxy)
+            ran = run_cases(suite.cases, opened.proxy)
     except MenaceError:
         raise
-    except (
-        Exception
-    ):  # a bug of ours or of a test: the instructor gets the traceback, the student a plain line
-        name = submission.name if isinstance(submission, Path) else "submission"
-        source = Source(Path(name), "", Status.GRADER_ERROR, LoadProblem(GRADER_FAILED))
-        tests = skipped(suite, "not run: the grader failed")
-        report = _report(
-            suite, source, Status.GRADER_ERROR, tests, source.problem, None, sandbox, started, student
-        )
+    except Exception:  # our bug, or a test's: the instructor gets the traceback, the student a plain line
+        name = _name_of(submission)
+        report = stopped_report(suite, name, sandbox, Status.GRADER_ERROR, GRADER_FAILED, student)
         return replace(report, grader_log=(traceback.format_exc(),))
-    return _report(suite, source, Status.CHECKED, tests, None, printed, sandbox, started, student)
+    report = _report(suite, source, Status.CHECKED, ran.results, None, printed, sandbox, started, student)
+    return replace(report, grader_log=ran.grader_log) if ran.grader_log else report
+
+
+def _name_of(submission: Submission) -> Path:
+    if isinstance(submission, Source):
+        return Path(submission.path.name)
+    if isinstance(submission, tuple):
+        return Path(Path(submission[0]).name or "submission.py")
+    return Path(submission.name)
 
 
 def _report(

@@ -12,16 +12,16 @@ import difflib
 
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite
-from menace_course.models import Detail, Line, LoadProblem, Outcome, Status, TestResult
+from menace_course.models import Detail, Line, LoadProblem, Outcome, Problem, Status, TestResult
 from menace_course.sandbox.outcomes import LoadOutcome
 
 #: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
 LOAD_PROBLEMS = {
-    "EOFError": "input",
-    "SystemExit": "exit",
-    "MemoryError": "memory",
-    "ModuleNotFoundError": "import",
-    "ImportError": "import",
+    "EOFError": Problem.INPUT,
+    "SystemExit": Problem.EXIT,
+    "MemoryError": Problem.MEMORY,
+    "ModuleNotFoundError": Problem.IMPORT,
+    "ImportError": Problem.IMPORT,
 }
 
 
@@ -46,18 +46,18 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
     """What went wrong while the child loaded the file called ``name``."""
     printed = load.printed.text or None
     if load.status == "timeout":
-        detail = Detail(problem="timeout", printed=printed)
+        detail = Detail(problem=Problem.TIMEOUT, printed=printed)
         return LoadProblem(
             f"{name} did not finish loading in time (code outside functions runs when it loads)",
             detail,
         )
     if load.status == "crashed":
-        detail = Detail(problem="crashed", printed=printed, note=f"exit code {load.exit_code}")
+        detail = Detail(problem=Problem.CRASHED, printed=printed, note=f"exit code {load.exit_code}")
         return LoadProblem(f"{name} stopped Python while it was loading", detail)
     exception = load.exception
     assert exception is not None
     frames = tuple(Line(**f.__dict__) for f in exception.frames)
-    problem = LOAD_PROBLEMS.get(exception.type_name, "raised")
+    problem = LOAD_PROBLEMS.get(exception.type_name, Problem.RAISED)
     detail = Detail(
         problem=problem,
         error_type=exception.type_name,
@@ -77,7 +77,7 @@ def function_problem(
     if info is None:
         close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
         note = f"{close[0]!r} is defined instead" if close else None
-        detail = Detail(problem="missing", note=note)
+        detail = Detail(problem=Problem.MISSING, note=note)
         return Status.NO_FUNCTION, LoadProblem(
             f"No function named {challenge.function} in {name}", detail, defined
         )
@@ -90,7 +90,7 @@ def function_problem(
             f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
         )
         detail = Detail(
-            problem="signature",
+            problem=Problem.SIGNATURE,
             expected=f"{challenge.function}({', '.join(challenge.params)})",
             got=got,
         )

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import hypothesis
 from hypothesis import Phase, given, settings
 
+from menace_course.atomic import write_atomic
 from menace_course.cache import cache_root
 from menace_course.checking.compare import clone
 from menace_course.sandbox import wire
@@ -78,7 +78,7 @@ class ExampleStore:
                 pass  # a damaged cache is regenerated, never trusted
         examples = generate(test)
         encoded = [{key: wire.encode(value) for key, value in ex.items()} for ex in examples]
-        if "object" not in json.dumps(encoded):  # only plain data is worth keeping
+        if not any(_holds_opaque(value) for example in encoded for value in example.values()):
             data[name] = encoded
             self._dirty = True
         return examples
@@ -89,12 +89,24 @@ class ExampleStore:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(self._data), encoding="utf-8")
-            os.replace(temporary, self.path)
+            write_atomic(self.path, json.dumps(self._data))
             self._dirty = False
         except OSError:
             pass
+
+
+def _holds_opaque(encoded: Any) -> bool:
+    """True when tagged data holds a value that crossed only as a description (``{"$": "object"}``).
+
+    Such a value cannot be replayed (it decodes to an :class:`~menace_course.sandbox.wire.Opaque`
+    that equals nothing), so a test whose examples hold one is not kept. Every dict in
+    tagged data carries a ``"$"`` tag; the search follows the structure, not the text.
+    """
+    if isinstance(encoded, list):
+        return any(_holds_opaque(item) for item in encoded)
+    if isinstance(encoded, dict):
+        return encoded.get("$") == "object" or any(_holds_opaque(item) for item in encoded.values())
+    return False
 
 
 def replaying(test: Any, examples: Examples, shrink: bool) -> Callable[[Any], None]:

@@ -5,12 +5,19 @@ A case passes when it returns. A :class:`~menace_course.checking.testing.Student
 Python is ``error``; one that took too long is ``timeout``; a function that already timed
 out is not called again, so the rest of its tests are ``skipped``. For a hidden test only
 the kind of problem is kept, never its inputs or expected values.
+
+Any other exception raised while a test runs (a ``TypeError`` in the test's own code, a
+value the grader cannot send, hypothesis finding the test itself unsatisfiable) is the
+grader's fault, not the student's: the test's outcome is ``grader_error``, the student is
+told so, and the traceback goes to :attr:`Ran.grader_log` for the instructor only.
 """
 
 from __future__ import annotations
 
 import reprlib
 import time
+import traceback
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis.errors import HypothesisException
@@ -19,7 +26,7 @@ from menace_course.checking.compare import first_difference
 from menace_course.checking.proxy import CallRecord, SubmissionProxy
 from menace_course.checking.suite import Case, call_text
 from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
-from menace_course.models import Detail, Kind, Line, Outcome, TestResult
+from menace_course.models import Detail, Kind, Line, Outcome, Problem, TestResult
 from menace_course.sandbox.outcomes import CallOutcome
 
 _repr = reprlib.Repr()
@@ -42,12 +49,12 @@ MESSAGES = {
     "missing": "is not defined",
     "signature": "cannot take the arguments the challenge gives",
     "flaky": "gave different answers for the same input",
-    "unusable": "returned something the check could not use",
+    "grader": "was not checked: the grader failed on this check (not your mistake; your teacher can see why)",
 }
 
 
 #: Problems about the value returned, where a test's own hint helps.
-VALUE_PROBLEMS = frozenset({"different", "wrong_type", "changed_input", "broken_rule", "unusable", "flaky"})
+VALUE_PROBLEMS = frozenset({"different", "wrong_type", "changed_input", "broken_rule", "flaky"})
 
 
 def show(value: Any) -> str:
@@ -69,9 +76,9 @@ def _outcome_for(problem: str) -> Outcome:
 def _call_detail(problem: str, record: CallRecord | None) -> dict[str, Any]:
     """What the last call shows: the call, what it printed, the error and its frames."""
     if record is None:
-        return {"problem": problem}
+        return {"problem": Problem(problem)}
     outcome: CallOutcome | None = record.outcome
-    values: dict[str, Any] = {"problem": problem, "call": call_text(record.function, record.args)}
+    values: dict[str, Any] = {"problem": Problem(problem), "call": call_text(record.function, record.args)}
     if outcome is not None:
         if outcome.printed.text:
             suffix = f"\n… ({outcome.printed.dropped} more characters)" if outcome.printed.dropped else ""
@@ -98,14 +105,12 @@ def _problem_of(error: BaseException) -> str:
         return str(error.problem)
     if isinstance(error, AssertionError):
         return "different"
-    if isinstance(error, HypothesisException) and "Flaky" in type(error).__name__:
-        return "flaky"
-    return "unusable"
+    return "flaky"  # the only other error a student causes (see _is_students)
 
 
 def _detail(case: Case, error: BaseException, problem: str, record: CallRecord | None) -> Detail:
     if not case.is_visible:
-        values: dict[str, Any] = {"problem": problem}
+        values: dict[str, Any] = {"problem": Problem(problem)}
         if record is not None and record.outcome is not None and record.outcome.exception:
             values["error_type"] = record.outcome.exception.type_name
             values["traceback"] = tuple(Line(**f.__dict__) for f in record.outcome.exception.frames)
@@ -120,20 +125,43 @@ def _detail(case: Case, error: BaseException, problem: str, record: CallRecord |
         values["expected"] = show(error.before)
         values["argument_after"] = show(error.after)
         values["note"] = f"argument {error.position + 1} was changed"
-    elif problem in ("broken_rule", "different", "unusable", "flaky"):
+    elif problem in ("broken_rule", "different", "flaky"):
         values["note"] = str(error)[:300] or None
     return Detail(**values)
 
 
+@dataclass(frozen=True)
+class Ran:
+    """The tests' results, and the grader's tracebacks when a test itself failed (instructor only)."""
+
+    results: tuple[TestResult, ...]
+    grader_log: tuple[str, ...] = ()
+
+
+def _is_students(error: BaseException) -> bool:
+    """True for what a student's code can cause: a failed check, a call that went wrong, flakiness."""
+    if isinstance(error, AssertionError):  # StudentFailure and CallProblem are AssertionErrors
+        return True
+    return isinstance(error, HypothesisException) and "Flaky" in type(error).__name__
+
+
 def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
-    """Run one case and describe its outcome."""
+    """Run one case and describe its outcome (see :func:`run_case_logged` for the grader's log)."""
+    return run_case_logged(case, proxy)[0]
+
+
+def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str | None]:
+    """Run one case; give its result and, when the grader failed, the traceback."""
     token = proxy.activate()
     started = time.monotonic()
     error: BaseException | None = None
+    log = None
     try:
         case.run(proxy)
     except Exception as raised:  # the test's failure is data; nothing may escape the runner
         error = raised
+        if not _is_students(raised):
+            log = f"test {case.name}:\n" + traceback.format_exc()
     finally:
         proxy.deactivate(token)
     seconds = time.monotonic() - started
@@ -146,7 +174,14 @@ def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
         "seconds": round(seconds, 4),
     }
     if error is None:
-        return TestResult(outcome=Outcome.PASSED, message="passed", points=case.points, hint=None, **common)
+        passed = TestResult(outcome=Outcome.PASSED, message="passed", points=case.points, hint=None, **common)
+        return passed, None
+    if log is not None:
+        detail = Detail(problem=Problem.GRADER)
+        broken = TestResult(
+            outcome=Outcome.GRADER_ERROR, message=MESSAGES["grader"], points=0.0, detail=detail, **common
+        )
+        return broken, log
     problem = _problem_of(error)
     record = proxy.last_call
     if problem == "dead" and proxy.first_problem is not None:
@@ -161,16 +196,18 @@ def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
     ):
         # A test's hint speaks of values; a crash or a timeout has its own advice.
         hint = case.hint
-    return TestResult(
+    result = TestResult(
         outcome=_outcome_for(problem),
-        message=MESSAGES.get(problem, MESSAGES["different"]),
+        message=MESSAGES[problem],
         points=0.0,
         hint=hint if problem not in ("budget", "dead") else None,
         detail=_detail(case, error, problem, record),
         **common,
     )
+    return result, None
 
 
-def run_cases(cases: tuple[Case, ...], proxy: SubmissionProxy) -> tuple[TestResult, ...]:
+def run_cases(cases: tuple[Case, ...], proxy: SubmissionProxy) -> Ran:
     """Run every case in order."""
-    return tuple(run_case(case, proxy) for case in cases)
+    ran = [run_case_logged(case, proxy) for case in cases]
+    return Ran(tuple(r for r, _ in ran), tuple(log for _, log in ran if log))

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from menace_course.atomic import write_atomic
 from menace_course.errors import UsageError
 from menace_course.exports import Graded
 from menace_course.exports.canvas_gradebook import Gradebook, read_gradebook
@@ -155,7 +156,7 @@ def write_gradebook(book: Gradebook, path: Path) -> None:
     lines = (book.delimiter.join(_cell(value) for value in row) for row in book.rows)
     text = ("\ufeff" if book.bom else "") + "".join(line + book.newline for line in lines)
     try:
-        path.write_text(text, encoding="utf-8", newline="")
+        write_atomic(path, text.encode("utf-8"))  # bytes: line endings as they were read
     except OSError as error:
         raise UsageError(f"cannot write {path}: {error.strerror}") from error
 

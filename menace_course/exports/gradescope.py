@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from menace_course import catalog
+from menace_course.atomic import atomic_binary_writer
 from menace_course.bundle import build_wheel, copy_tree, dependencies
 from menace_course.catalog import Challenge
 from menace_course.course import Course
@@ -214,14 +215,12 @@ def build_autograder(
             description=f"MENACE course autograder for {slug} (instructor only: holds hidden tests).",
         )
         out.parent.mkdir(parents=True, exist_ok=True)
-        partial = out.with_name(out.name + ".partial")
-        with zipfile.ZipFile(partial, "w") as archive:
+        with atomic_binary_writer(out) as handle, zipfile.ZipFile(handle, "w") as archive:
             _add(archive, "setup.sh", SETUP_SH.format(slug=slug, wheel=wheel.name).encode(), executable=True)
             script = RUN_AUTOGRADER.format(slug=slug, hidden=hidden, sandbox=sandbox)
             _add(archive, "run_autograder", script.encode(), executable=True)
             _add(archive, "requirements.txt", ("\n".join(dependencies()) + "\n").encode())
             _add(archive, wheel.name, wheel.read_bytes())
-        partial.replace(out)
     return Autograder(
         zip_path=out,
         wheel_name=wheel.name,

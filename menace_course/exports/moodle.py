@@ -31,10 +31,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from menace_course.atomic import atomic_writer
 from menace_course.errors import UsageError
 from menace_course.exports import Graded, feedback_file
 from menace_course.grading.record import number
-from menace_course.grading.store import atomic_writer
 from menace_course.safe_text import CSV_QUOTING, csv_cell, csv_row
 
 COLUMNS = (

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from menace_course import catalog
+from menace_course.atomic import write_atomic
 from menace_course.autograders.nbgrader import MARK, MARKER_FILE
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Case
@@ -165,15 +166,13 @@ def export_assignment(course: Course, slug: str, out_dir: Path, *, force: bool =
         raise UsageError(f"{target} already exists; pass --force to replace it")
     built = build_notebook(course, challenge)
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    partial.write_text(json.dumps(built.document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(target)
+    write_atomic(target, json.dumps(built.document, indent=1, ensure_ascii=False) + "\n")
     config = out_dir / "nbgrader_config.py"
     config_written = not config.exists()
     if config_written:
-        config.write_text(CONFIG, encoding="utf-8")
+        write_atomic(config, CONFIG)
     marker = out_dir / MARKER_FILE
-    marker.write_text(json.dumps({"course": str(course.root)}, indent=2) + "\n", encoding="utf-8")
+    write_atomic(marker, json.dumps({"course": str(course.root)}, indent=2) + "\n")
     return NbgraderExport(
         assignment=slug,
         notebook=target,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from menace_course.atomic import atomic_writer
 from menace_course.errors import UsageError
 from menace_course.exports import Graded
 from menace_course.grading.record import number
-from menace_course.grading.store import atomic_writer
 from menace_course.grading.table import LMS_COLUMNS
 from menace_course.safe_text import CSV_QUOTING, csv_row
 

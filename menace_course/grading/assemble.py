@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from menace_course.atomic import atomic_writer, write_atomic
 from menace_course.feedback import TEMPLATE_FOR, Format, render
-from menace_course.grading.batch import Batch
 from menace_course.grading.record import Row
 from menace_course.grading.report import render_class_report
 from menace_course.grading.stats import ClassStats, TestInfo
-from menace_course.grading.store import ResultStore, atomic_writer, write_atomic
+from menace_course.grading.store import ResultStore
 from menace_course.grading.table import grades_writer, header
 from menace_course.models import SubmissionReport
+from menace_course.pool import WorkerPool
 
 FEEDBACK_DIR = "feedback"
 #: Feedback formats and their file suffixes; text is used only when a course has neither.
@@ -78,7 +79,7 @@ def render_feedback_task(task: dict[str, Any]) -> dict[str, Any]:
     return {"errors": errors}
 
 
-def write_feedback(layout: Layout, keys: Sequence[str], batch: Batch) -> list[str]:
+def write_feedback(layout: Layout, keys: Sequence[str], pool: WorkerPool) -> list[str]:
     """Render every student's feedback in the worker processes; return what went wrong."""
     (layout.out / FEEDBACK_DIR).mkdir(parents=True, exist_ok=True)
     formats = feedback_formats(layout.templates)
@@ -92,11 +93,13 @@ def write_feedback(layout: Layout, keys: Sequence[str], batch: Batch) -> list[st
         for i in range(0, len(keys), CHUNK)
     ]
 
-    def crashed(task: dict[str, Any]) -> dict[str, Any]:
-        return {"errors": [f"{key}: the worker rendering its feedback died" for key in task["keys"]]}
+    def crashed(task: dict[str, Any], why: str) -> dict[str, Any]:
+        return {
+            "errors": [f"{key}: its feedback could not be rendered ({why.strip()})" for key in task["keys"]]
+        }
 
     errors: list[str] = []
-    for result in batch.run(render_feedback_task, tasks, on_crash=crashed):
+    for result in pool.run(render_feedback_task, tasks, on_crash=crashed):
         errors.extend(result["errors"])
     return sorted(errors)
 
@@ -134,7 +137,7 @@ def write_tables(layout: Layout, store: ResultStore, keys: Sequence[str]) -> Cla
     return stats
 
 
-def assemble(layout: Layout, store: ResultStore, keys: Sequence[str], batch: Batch) -> Assembled:
+def assemble(layout: Layout, store: ResultStore, keys: Sequence[str], pool: WorkerPool) -> Assembled:
     """Write every output of OUT from the records of ``keys`` (in that order)."""
-    errors = write_feedback(layout, keys, batch)
+    errors = write_feedback(layout, keys, pool)
     return Assembled(write_tables(layout, store, keys), errors)

@@ -14,30 +14,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from menace_course.models import Outcome, Status, SubmissionReport
+from menace_course.models import Outcome, Status, SubmissionReport, Verdict
 
-PASSED = "passed"
-FAILED = "failed"
-GRADER_ERROR = Status.GRADER_ERROR.value
-#: Statuses of a submission that no test could run on (the student's file, not our fault).
-NOT_RUN = (
-    "empty",
-    "no_python_file",
-    "no_function",
-    "unreadable",
-    Status.SYNTAX_ERROR.value,
-    Status.LOAD_ERROR.value,
-    Status.BAD_SIGNATURE.value,
-)
+PASSED = Verdict.PASSED
+FAILED = Verdict.FAILED
+GRADER_ERROR = Verdict.GRADER_ERROR
+#: Verdicts of a submission that no test could run on (the student's file, not our fault).
+NOT_RUN = tuple(v for v in Verdict if v not in (Verdict.PASSED, Verdict.FAILED, Verdict.GRADER_ERROR))
 
 
-def verdict(report: SubmissionReport, problem: dict[str, str] | None) -> str:
+def verdict(report: SubmissionReport, problem: dict[str, str] | None) -> Verdict:
     """One word for how the submission did: ``passed``, ``failed``, or why nothing ran."""
     if problem:
-        return problem["status"]
+        return Verdict(problem["status"])
     if report.status is Status.CHECKED:
         return PASSED if report.passed else FAILED
-    return report.status.value
+    return Verdict(report.status.value)
 
 
 def reason(report: SubmissionReport, problem: dict[str, str] | None) -> str:

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from menace_course.catalog import Challenge
+from menace_course.checking.pipeline import time_allowed
 from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import UsageError
 from menace_course.grading.assemble import Layout, assemble
-from menace_course.grading.batch import Batch, grade_task, grader_error_record, make_task
+from menace_course.grading.batch import Task, grade_task, grader_error_record, make_task, timeout_record, warm
 from menace_course.grading.discover import Discovery, discover
 from menace_course.grading.plan import Plan, make_plan
 from menace_course.grading.record import Row
@@ -28,6 +29,7 @@ from menace_course.grading.stats import ClassStats
 from menace_course.grading.store import ResultStore
 from menace_course.grading.table import LMS_COLUMNS
 from menace_course.models import SandboxKind
+from menace_course.pool import WorkerPool
 
 
 @dataclass(frozen=True)
@@ -96,12 +98,12 @@ def grade_class(
     """Grade every student of ``request.submissions`` into ``request.out`` (see the module's docstring)."""
     started = time.monotonic()
     suite, found = prepare(request)
-    with ResultStore(request.out) as store, Batch(request.jobs) as batch:
+    with ResultStore(request.out) as store, WorkerPool(request.jobs) as pool:
         plan = make_plan(found.entries, store, request.challenge.slug, suite.suite_hash, request.regrade)
         on_start(len(plan.to_grade))
-        changes = _grade(request, plan, store, batch, on_graded)
+        changes = _grade(request, plan, store, pool, on_graded)
         keys = [e.key for e in sorted(found.entries, key=lambda e: (e.student.casefold(), e.key))]
-        done = assemble(_layout(request, found), store, keys, batch)
+        done = assemble(_layout(request, found), store, keys, pool)
     return Summary(
         stats=done.stats,
         graded=len(plan.to_grade),
@@ -118,19 +120,30 @@ def _grade(
     request: Request,
     plan: Plan,
     store: ResultStore,
-    batch: Batch,
+    pool: WorkerPool,
     on_graded: Callable[[dict[str, Any]], None],
 ) -> list[ScoreChange]:
     tasks = [
-        make_task(e.to_dict(), request.submissions, request.course, request.challenge.slug, request.sandbox)
+        make_task(e, request.submissions, request.course, request.challenge.slug, request.sandbox)
         for e in plan.to_grade
     ]
+    # The watchdog's limit is the challenge's, the same for every task (it reads the suite,
+    # which the parent has collected already).
+    seconds = time_allowed(request.challenge.limits)
 
-    def crashed(task: dict[str, Any]) -> dict[str, Any]:
-        return grader_error_record(task, "the worker process grading this submission died, twice")
+    def crashed(task: Task, why: str) -> dict[str, Any]:
+        return grader_error_record(task, why)
 
     changes = []
-    for record in batch.run(grade_task, tasks, on_crash=crashed):
+    records = pool.run(
+        grade_task,
+        tasks,
+        on_crash=crashed,
+        on_timeout=timeout_record,
+        seconds=lambda task: seconds,
+        warm=warm,
+    )
+    for record in records:
         store.save(record)
         row = Row.from_record(record)
         before = plan.previous_scores.get(row.key)

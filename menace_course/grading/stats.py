@@ -36,6 +36,7 @@ WHAT_HAPPENED = {
     "empty": "nothing handed in",
     "no_python_file": "no Python file",
     "grader_error": "grader error (not the student's fault)",
+    "timeout": "stopped: checking it took too long",
 }
 #: What happened while loading, by the load problem's kind (``detail.problem``).
 WHILE_LOADING = {

@@ -1,7 +1,7 @@
 """Keep every student's record on disk, so that no crash loses one or leaves one half-written.
 
 Each record is its own file, ``OUT/.results/<key>.json``, written to a temporary file,
-flushed to disk and renamed over the old one (:func:`write_atomic`): a reader sees the
+flushed to disk and renamed over the old one (:func:`menace_course.atomic.write_atomic`): a reader sees the
 old record or the new one, never a mix, whatever kills the grader and when. A record
 that cannot be read anyway (edited by hand, say) counts as missing and is graded again.
 
@@ -11,44 +11,15 @@ a lock that the operating system releases when the process ends, however it ends
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from menace_course.atomic import remove_partial, write_atomic
 from menace_course.errors import UsageError
 
 RESULTS_DIR = ".results"
 _LOCK = ".lock"
-_TMP_SUFFIX = ".tmp"
-
-
-@contextlib.contextmanager
-def atomic_writer(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
-    """Write ``path`` through a temporary file that replaces it only when all is written."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}{_TMP_SUFFIX}")
-    try:
-        with tmp.open("w", encoding="utf-8", newline=newline) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step (see :func:`atomic_writer`)."""
-    with atomic_writer(path) as handle:
-        handle.write(text)
-
-
-def remove_partial(folder: Path) -> None:
-    """Delete temporary files a killed writer left in ``folder`` (never a finished file)."""
-    for tmp in folder.glob(f".*{_TMP_SUFFIX}"):
-        tmp.unlink(missing_ok=True)
 
 
 class ResultStore:

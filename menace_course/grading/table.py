@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from menace_course.atomic import atomic_writer
 from menace_course.grading.record import Row, number
-from menace_course.grading.store import atomic_writer
 from menace_course.safe_text import CSV_QUOTING, csv_row
 
 FIXED_COLUMNS = ("student", "score", "max_score", "status", "reason", "file")

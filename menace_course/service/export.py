@@ -24,11 +24,11 @@ from sqlalchemy import func, select
 from menace_course.catalog import Challenge
 from menace_course.course import Course
 from menace_course.grading.assemble import Layout, assemble
-from menace_course.grading.batch import Batch
 from menace_course.grading.names import Identity, key_for
 from menace_course.grading.record import make_record
 from menace_course.grading.store import ResultStore
 from menace_course.models import SubmissionReport
+from menace_course.pool import WorkerPool
 from menace_course.service.db.engine import Database
 from menace_course.service.db.models import Attempt, AttemptStatus, Membership, Role, User
 from menace_course.service.db.people import context_for
@@ -115,8 +115,8 @@ def export_challenge(course: Course, challenge: Challenge, db_url: str, out: Pat
     with ResultStore(out) as store:
         for record in records:
             store.save(record)
-        with Batch(jobs=1) as batch:
-            done = assemble(layout, store, keys, batch)
+        with WorkerPool(jobs=1) as pool:
+            done = assemble(layout, store, keys, pool)
     return Exported(
         students=max(int(learners or 0), len(records)),
         with_attempts=len(records),

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from menace_course.authoring import checks
+from menace_course.authoring.killing import Judge
 from menace_course.autograders import gradescope as gradescope_autograder
 from menace_course.checking.entry import Candidate, choose_file, pick_file
 from menace_course.checking.pipeline import check_submission
@@ -150,7 +150,8 @@ def test_the_gradescope_autograder_grades_the_answer(entry, tmp_path, monkeypatc
 
 @pytest.mark.slow
 def test_validate_grades_the_answer(entry):
-    report = checks.run_file(entry, load_suite(find_course(REPO), "after_game"), "process")
+    with Judge(find_course(REPO), "process", jobs=1) as judge:  # how validate checks a file
+        (report,) = judge.check_files("after_game", [entry])
     assert (report.file, report.passed) == ("solution.py", True)
 
 

@@ -2,7 +2,7 @@
 
 The layers (docs/architecture.md draws them), from the bottom up::
 
-    leaves      models, limits, errors, cache, schema import nothing of ours
+    leaves      models, limits, errors, cache, schema, atomic: import nothing of ours
                 safe_text
     sandbox     menace_course.sandbox                 itself and the leaves only
     lesson      menace_course.lesson                  itself and the leaves only (no grader)
@@ -29,6 +29,7 @@ LEAVES = (
     "menace_course.cache",
     "menace_course.schema",
     "menace_course.safe_text",
+    "menace_course.atomic",
 )
 
 
@@ -191,3 +192,39 @@ def test_files_copied_elsewhere_import_only_the_standard_library(module):
 
 def test_feedback_reads_reports_and_never_reaches_back_into_the_grader():
     assert violations(("menace_course.feedback",), ("menace_course.cache", *LEAVES)) == {}
+
+
+def _calls(path: Path) -> set[str]:
+    """``module.function`` for every call of an attribute of a plain name in a file."""
+    tree = ast.parse(path.read_text())
+    return {
+        f"{node.func.value.id}.{node.func.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+    }
+
+
+@pytest.mark.parametrize(
+    ("job", "calls", "home"),
+    [
+        ("replacing a file", {"os.replace", "os.rename"}, "atomic.py"),
+        (
+            "importing a file as a module",
+            {"importlib.util.spec_from_file_location", "util.spec_from_file_location"},
+            "checking/importing.py",
+        ),
+        ("a pool of processes", {"multiprocessing.get_context", "concurrent.futures"}, "pool.py"),
+    ],
+)
+def test_each_shared_job_has_one_helper(job, calls, home):
+    doing_it = {
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if "_course" not in path.parts
+        and (
+            _calls(path) & calls or any(c in path.read_text() for c in calls if "." in c and c.count(".") > 1)
+        )
+    }
+    assert doing_it <= {home}, f"{job} is done outside {home}: {sorted(doing_it - {home})}"

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from menace_course.atomic import atomic_writer
 from menace_course.errors import UsageError
-from menace_course.grading.store import ResultStore, atomic_writer
+from menace_course.grading.store import ResultStore
 
 
 def record(key: str, score: float) -> dict:
