@@ -28,31 +28,40 @@ def _replacing(path: Path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
+def _open(tmp: Path, mode: int) -> int:
+    # The file has its final mode (less the umask) from its first byte: a private key, written
+    # with mode 0o600, is never readable by others, not even for a moment.
+    return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+
+
 @contextlib.contextmanager
-def atomic_writer(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
+def atomic_writer(path: Path, newline: str | None = None, *, mode: int = 0o666) -> Iterator[IO[str]]:
     """A text file to write that replaces ``path`` only when the ``with`` block ends well."""
-    with _replacing(path) as tmp, tmp.open("w", encoding="utf-8", newline=newline) as handle:
+    with (
+        _replacing(path) as tmp,
+        os.fdopen(_open(tmp, mode), "w", encoding="utf-8", newline=newline) as handle,
+    ):
         yield handle
         handle.flush()
         os.fsync(handle.fileno())
 
 
 @contextlib.contextmanager
-def atomic_binary_writer(path: Path) -> Iterator[IO[bytes]]:
+def atomic_binary_writer(path: Path, *, mode: int = 0o666) -> Iterator[IO[bytes]]:
     """Like :func:`atomic_writer`, for bytes (a zip archive, say)."""
-    with _replacing(path) as tmp, tmp.open("wb") as handle:
+    with _replacing(path) as tmp, os.fdopen(_open(tmp, mode), "wb") as handle:
         yield handle
         handle.flush()
         os.fsync(handle.fileno())
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
+def write_atomic(path: Path, data: str | bytes, *, mode: int = 0o666) -> None:
     """Replace ``path`` with ``data`` in one step (text is written as UTF-8)."""
     if isinstance(data, bytes):
-        with atomic_binary_writer(path) as handle:
+        with atomic_binary_writer(path, mode=mode) as handle:
             handle.write(data)
     else:
-        with atomic_writer(path) as handle:
+        with atomic_writer(path, mode=mode) as handle:
             handle.write(data)
 
 

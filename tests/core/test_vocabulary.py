@@ -65,3 +65,15 @@ def test_every_verdict_but_passed_and_failed_has_words_in_the_class_report():
 def test_statuses_that_are_verdicts_keep_their_names():
     # A report's status becomes the record's verdict as it is (grading.record.verdict).
     assert {s.value for s in Status} - {"checked"} <= {v.value for v in Verdict}
+
+
+def test_the_templates_name_only_problem_codes_that_exist():
+    # A code the type does not have (a renamed or removed one) would never match in a template.
+    named = set()
+    for path in (REPO / "feedback_templates").glob("*.j2"):
+        text = path.read_text(encoding="utf-8")
+        named |= set(re.findall(r'\bp == "([a-z_]+)"', text))
+        for group in re.findall(r"(?:p|d\.problem) in \(([^)]*)\)", text):
+            named |= set(re.findall(r'"([a-z_]+)"', group))
+        named |= set(re.findall(r'd\.problem [!=]= "([a-z_]+)"', text))
+    assert named and named <= {p.value for p in Problem}, sorted(named - {p.value for p in Problem})

@@ -38,6 +38,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwcrypto.jwk import JWK  # type: ignore[import-untyped]
 
+from menace_course.atomic import write_atomic
 from menace_course.errors import UsageError
 
 MANIFEST = "keys.json"
@@ -165,16 +166,7 @@ class KeyStore:
     def _write_private(self, path: Path, text: str) -> None:
         """Write ``text`` to ``path`` with mode 0600 from the first byte, replacing it atomically."""
         self._ensure_folder()
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, path)
-        finally:
-            temporary.unlink(missing_ok=True)
+        write_atomic(path, text, mode=0o600)
 
     def _generate(self) -> ToolKey:
         private = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
