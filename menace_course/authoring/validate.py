@@ -175,8 +175,9 @@ def _check_starter_and_wrong(course: Course, found: _Findings, suite: Suite, jud
             found.problems.append(f"the starter {_rel(course, challenge.starter)} passes every test")
     else:
         found.problems.append(f"no starter: write {_rel(course, challenge.starter)}")
-    for path, report in zip([*starter_files, *wrong_files], reports, strict=True):
-        found.problems += grader_troubles(report, _rel(course, path))
+    if found.reference_passes:  # else the broken reference is the cause, and is said already
+        for path, report in zip([*starter_files, *wrong_files], reports, strict=True):
+            found.problems += grader_troubles(report, _rel(course, path))
     wrong_reports = reports[len(starter_files) :]
     wrong = [checks.check_wrong(p, r, suite) for p, r in zip(wrong_files, wrong_reports, strict=True)]
     found.wrong = tuple(wrong)
