@@ -12,7 +12,7 @@ import difflib
 
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite
-from menace_course.models import Detail, Line, LoadProblem, Outcome, Problem, Status, TestResult
+from menace_course.models import Detail, LoadProblem, Outcome, Problem, Status, TestResult
 from menace_course.sandbox.outcomes import LoadOutcome
 
 #: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
@@ -56,7 +56,7 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
         return LoadProblem(f"{name} stopped Python while it was loading", detail)
     exception = load.exception
     assert exception is not None
-    frames = tuple(Line(**f.__dict__) for f in exception.frames)
+    frames = exception.frames
     problem = LOAD_PROBLEMS.get(exception.type_name, Problem.RAISED)
     detail = Detail(
         problem=problem,

@@ -26,7 +26,7 @@ from menace_course.checking.compare import first_difference
 from menace_course.checking.proxy import CallRecord, SubmissionProxy
 from menace_course.checking.suite import Case, call_text
 from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
-from menace_course.models import Detail, Kind, Line, Outcome, Problem, TestResult
+from menace_course.models import Detail, Kind, Outcome, Problem, TestResult
 from menace_course.sandbox.outcomes import CallOutcome
 
 _repr = reprlib.Repr()
@@ -86,7 +86,7 @@ def _call_detail(problem: str, record: CallRecord | None) -> dict[str, Any]:
         if outcome.exception is not None:
             values["error_type"] = outcome.exception.type_name
             values["error_message"] = outcome.exception.message
-            values["traceback"] = tuple(Line(**f.__dict__) for f in outcome.exception.frames)
+            values["traceback"] = outcome.exception.frames
         if outcome.exit_code is not None:
             values["note"] = f"exit code {outcome.exit_code}"
     return values
@@ -113,7 +113,7 @@ def _detail(case: Case, error: BaseException, problem: str, record: CallRecord |
         values: dict[str, Any] = {"problem": Problem(problem)}
         if record is not None and record.outcome is not None and record.outcome.exception:
             values["error_type"] = record.outcome.exception.type_name
-            values["traceback"] = tuple(Line(**f.__dict__) for f in record.outcome.exception.frames)
+            values["traceback"] = record.outcome.exception.frames
         return Detail(**values)
     values = _call_detail(problem, record)
     if isinstance(error, Mismatch):

@@ -20,6 +20,7 @@ import hmac
 from dataclasses import dataclass, field
 from typing import Any
 
+from menace_course.models import CallStatus, Line, LoadStatus
 from menace_course.sandbox import wire
 
 #: Caps on what a message may hold (longer strings are cut, bigger numbers refused).
@@ -33,23 +34,12 @@ MAX_LINE = 10_000_000
 
 
 @dataclass(frozen=True)
-class Frame:
-    """One line of the student's own code in a traceback."""
-
-    line: int
-    function: str
-    code: str
-    repeats: int = 1
-    column: int = 0
-
-
-@dataclass(frozen=True)
 class StudentException:
     """An exception raised by student code, as plain facts."""
 
     type_name: str
     message: str
-    frames: tuple[Frame, ...] = ()
+    frames: tuple[Line, ...] = ()  #: the student's own lines (the report's own type)
 
 
 @dataclass(frozen=True)
@@ -81,7 +71,7 @@ class CallOutcome:
     the function timed out or crashed too often before).
     """
 
-    status: str
+    status: CallStatus
     result: Any = None
     args_after: tuple[Any, ...] = ()
     printed: Printed = field(default_factory=Printed)
@@ -95,7 +85,7 @@ class CallOutcome:
 class LoadOutcome:
     """What happened when the child imported the submission."""
 
-    status: str  #: ``ready``, ``raised``, ``timeout`` or ``crashed``
+    status: LoadStatus  #: ``ready``, ``raised``, ``timeout`` or ``crashed``
     functions: dict[str, dict[str, Any]] = field(default_factory=dict)
     printed: Printed = field(default_factory=Printed)
     exception: StudentException | None = None
@@ -172,10 +162,10 @@ def printed_from(data: Any) -> Printed:
     )
 
 
-def _frame_from(data: Any) -> Frame:
+def _frame_from(data: Any) -> Line:
     raw = _dict(data, "frame")
     _only(raw, frozenset({"line", "function", "code", "repeats", "column"}), "frame")
-    return Frame(
+    return Line(
         line=_int(raw.get("line", 0), "frame line"),
         function=_text(raw.get("function", "?"), "frame function", MAX_NAME),
         code=_text(raw.get("code", ""), "frame code", MAX_NAME),

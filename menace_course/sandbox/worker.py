@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from menace_course.limits import Limits
-from menace_course.models import SandboxKind
+from menace_course.models import CallStatus, SandboxKind
 from menace_course.sandbox import wire
 from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
 from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
@@ -349,7 +349,7 @@ class Worker:
         self._kill()
         self._broken = True
         self._count_crash(function)
-        status = "timeout" if load.status == "timeout" else "crashed"
+        status: CallStatus = "timeout" if load.status == "timeout" else "crashed"
         return CallOutcome(status, exit_code=load.exit_code)
 
     def _call(self, function: str, args: list[Any]) -> CallOutcome:

@@ -77,3 +77,10 @@ def test_the_templates_name_only_problem_codes_that_exist():
             named |= set(re.findall(r'"([a-z_]+)"', group))
         named |= set(re.findall(r'd\.problem [!=]= "([a-z_]+)"', text))
     assert named and named <= {p.value for p in Problem}, sorted(named - {p.value for p in Problem})
+
+
+def test_a_students_line_in_a_traceback_is_one_type_from_the_child_to_the_report():
+    from menace_course.sandbox import outcomes
+
+    assert not hasattr(outcomes, "Frame"), "one frame type: models.Line"
+    assert "Line" in str(outcomes.StudentException.__annotations__["frames"])
