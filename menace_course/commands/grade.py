@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
@@ -28,7 +27,7 @@ from menace_course import catalog
 from menace_course.commands.options import challenge_option, course_option, sandbox_option
 from menace_course.course import find_course
 from menace_course.errors import CourseError, MenaceError, SandboxUnavailable, UsageError
-from menace_course.grading.record import FAILED, GRADER_ERROR, PASSED, number
+from menace_course.grading.record import FAILED, GRADER_ERROR, PASSED, Record, number
 from menace_course.grading.session import Request, Summary, grade_class
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
@@ -175,7 +174,7 @@ def _run_with_progress(request: Request) -> Summary:
         def started(total: int) -> None:
             progress.update(task, total=total)
 
-        def graded(record: dict[str, Any]) -> None:
+        def graded(record: Record) -> None:
             progress.advance(task)
 
         try:

@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from menace_course.errors import UsageError
-from menace_course.grading.record import Row
+from menace_course.grading.record import Record, Row
 
 RESULTS_FILE = "results.jsonl"
 
@@ -25,7 +24,7 @@ class Graded:
     """One student's result, as an export reads it."""
 
     row: Row
-    record: dict[str, Any]  #: the full record (the ``check --format json`` report and more)
+    record: Record  #: the full record (the ``check --format json`` report and more)
 
 
 def read_results(out: Path) -> list[Graded]:
@@ -41,7 +40,7 @@ def read_results(out: Path) -> list[Graded]:
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             try:
-                record = json.loads(line)
+                record = Record.from_dict(json.loads(line))
                 results.append(Graded(Row.from_record(record), record))
             except (ValueError, KeyError, TypeError) as error:
                 raise UsageError(f"{path}, line {number}: not a menace grade result ({error})") from error

@@ -166,7 +166,7 @@ def export_canvas(
 ) -> Filled:
     """Read the gradebook, fill the column, write the import file."""
     book = read_gradebook(gradebook)
-    title = results[0].record.get("title", "") if results else ""
+    title = results[0].record.report.title if results else ""
     filled = fill(book, results, column, title, overwrite)
     write_gradebook(book, out)
     return filled

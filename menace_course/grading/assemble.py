@@ -18,12 +18,11 @@ from typing import Any, cast
 
 from menace_course.atomic import atomic_writer, write_atomic
 from menace_course.feedback import TEMPLATE_FOR, Format, render
-from menace_course.grading.record import Row
+from menace_course.grading.record import Record, Row
 from menace_course.grading.report import render_class_report
 from menace_course.grading.stats import ClassStats, TestInfo
 from menace_course.grading.store import ResultStore
 from menace_course.grading.table import grades_writer, header
-from menace_course.models import SubmissionReport
 from menace_course.pool import WorkerPool
 
 FEEDBACK_DIR = "feedback"
@@ -68,7 +67,7 @@ def render_feedback_task(task: dict[str, Any]) -> dict[str, Any]:
         if record is None:
             errors.append(f"{key}: its record is missing")
             continue
-        report = SubmissionReport.from_dict(record)
+        report = record.report
         for format, suffix in task["formats"].items():
             try:
                 text = render(report, templates, cast(Format, format))
@@ -104,7 +103,7 @@ def write_feedback(layout: Layout, keys: Sequence[str], pool: WorkerPool) -> lis
     return sorted(errors)
 
 
-def _records(store: ResultStore, keys: Sequence[str]) -> Iterator[dict[str, Any]]:
+def _records(store: ResultStore, keys: Sequence[str]) -> Iterator[Record]:
     for key in keys:
         record = store.load(key)
         if record is None:  # cannot happen after a completed batch; never hide it if it does
@@ -120,7 +119,7 @@ def write_tables(layout: Layout, store: ResultStore, keys: Sequence[str]) -> Cla
     """
     records = _records(store, keys)
     first = next(records, None)
-    tests = tuple(TestInfo(t["name"], t["title"]) for t in first["tests"]) if first else ()
+    tests = tuple(TestInfo(t.name, t.title) for t in first.report.tests) if first else ()
     stats = ClassStats(tests)
     columns = header([t.name for t in tests], layout.lms_columns, layout.has_late)
     with (
@@ -128,7 +127,7 @@ def write_tables(layout: Layout, store: ResultStore, keys: Sequence[str]) -> Cla
         grades_writer(layout.out / "grades.csv", columns) as add_row,
     ):
         for record in itertools.chain([first] if first else [], records):
-            jsonl.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+            jsonl.write(json.dumps(record.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
             row = Row.from_record(record)
             add_row(row)
             stats.add(row, record)

@@ -18,7 +18,6 @@ import functools
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from menace_course.catalog import load_challenge
 from menace_course.checking.loader import Source, read_submission
@@ -27,10 +26,8 @@ from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import UsageError
 from menace_course.grading.discover import Entry, entry_path
-from menace_course.grading.record import make_record
+from menace_course.grading.record import Record, make_record
 from menace_course.models import LoadProblem, SandboxKind, Status
-
-Result = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -77,27 +74,27 @@ def warm(task: Task) -> None:
     worker_suite(str(task.course), task.slug)
 
 
-def grade_task(task: Task) -> Result:
+def grade_task(task: Task) -> Record:
     """Grade one entry in this process (its code runs in a sandboxed child) and return its record."""
     suite = worker_suite(str(task.course), task.slug)
     try:
         source = _source(task.entry, task.root)
         report = check_submission(source, suite, task.sandbox, student=task.entry.student)
-        return make_record(task.entry.to_dict(), report)
+        return make_record(task.entry, report)
     except Exception:  # our bug must cost one row, never the batch; the instructor sees the traceback
         return grader_error_record(task, traceback.format_exc())
 
 
-def grader_error_record(task: Task, why: str) -> Result:
+def grader_error_record(task: Task, why: str) -> Record:
     """The record of an entry the grader could not check: every test skipped, the reason kept."""
     suite = worker_suite(str(task.course), task.slug)
     report = stopped_report(
         suite, _shown_name(task.entry), task.sandbox, Status.GRADER_ERROR, GRADER_FAILED, task.entry.student
     )
-    return make_record(task.entry.to_dict(), report, grader_error=why)
+    return make_record(task.entry, report, grader_error=why)
 
 
-def timeout_record(task: Task, seconds: float) -> Result:
+def timeout_record(task: Task, seconds: float) -> Record:
     """The record of an entry whose grading the watchdog stopped: every test skipped."""
     suite = worker_suite(str(task.course), task.slug)
     message = (
@@ -107,4 +104,4 @@ def timeout_record(task: Task, seconds: float) -> Result:
     report = stopped_report(
         suite, _shown_name(task.entry), task.sandbox, Status.TIMEOUT, message, task.entry.student
     )
-    return make_record(task.entry.to_dict(), report)
+    return make_record(task.entry, report)

@@ -41,21 +41,21 @@ def make_plan(
     plan = Plan()
     stale: list[str] = []
     for entry in entries:
-        record = store.load(entry.key)
-        if record is None:
+        kept = store.summary(entry.key)
+        if kept is None:
             plan.to_grade.append(entry)
             continue
-        if record.get("challenge") != slug:
+        if kept.challenge != slug:
             raise UsageError(
-                f"{store.out} holds results of the challenge {record.get('challenge')!r}, "
+                f"{store.out} holds results of the challenge {kept.challenge!r}, "
                 f"not {slug!r}; use another --out"
             )
-        if record.get("suite_hash") != suite_hash:
+        if kept.suite_hash != suite_hash:
             stale.append(entry.student)
-        changed = record["grading"].get("digest") != entry.digest
-        if regrade or changed or record.get("suite_hash") != suite_hash:
+        changed = kept.digest != entry.digest
+        if regrade or changed or kept.suite_hash != suite_hash:
             plan.to_grade.append(entry)
-            plan.previous_scores[entry.key] = float(record.get("score", 0.0))
+            plan.previous_scores[entry.key] = kept.score
         else:
             plan.already_graded.append(entry)
     if stale and not regrade:

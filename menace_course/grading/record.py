@@ -1,20 +1,103 @@
 """A student's record: the ``check --format json`` report plus a ``grading`` block.
 
-A record is plain JSON data, the same in a worker's reply, in ``OUT/.results/<key>.json``
-and as a line of ``results.jsonl``. Everything before ``grading`` is exactly what
-``menace check FILE --format json`` prints, so
-:meth:`SubmissionReport.from_dict <menace_course.models.SubmissionReport.from_dict>` reads
-it back. The ``grading`` block says who the student is, which file was graded and why, the
-verdict (``status``) and the reason for it. :class:`Row` is the typed view the tables, the
-class report and the exports read.
+In the grader a record is a frozen :class:`Record` (the :class:`SubmissionReport` and a
+:class:`Grading`); it becomes JSON only at the store (``OUT/.results/<key>.json``) and in
+``results.jsonl``, where everything before ``grading`` is exactly what
+``menace check FILE --format json`` prints (docs/json-schema.md). The ``grading`` block
+says who the student is, which file was graded and why, the verdict (``status``) and the
+reason for it. :class:`Row` is the typed view the tables, the class report and the
+exports read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from menace_course.models import Outcome, Status, SubmissionReport, Verdict
+
+if TYPE_CHECKING:
+    from menace_course.grading.discover import Entry
+    from menace_course.grading.discover import Problem as EntryProblem
+
+
+@dataclass(frozen=True)
+class Grading:
+    """Who handed the submission in, what was graded, and the verdict (a record's ``grading``)."""
+
+    student: str
+    key: str  #: unique in the batch; names the student's files in OUT
+    status: Verdict
+    reason: str = ""  #: one line for the instructor
+    source: str = ""  #: what was found in SUBMISSIONS
+    file: str | None = None  #: the file graded, relative to SUBMISSIONS
+    file_raw: str | None = None  #: its real name, percent-encoded, when ``file`` shows it otherwise
+    display_name: str | None = None
+    notes: tuple[str, ...] = ()
+    lms: dict[str, str] = field(default_factory=dict)
+    late: bool = False
+    digest: str = ""  #: of every file of the entry: a changed entry is graded again
+    file_sha256: str | None = None
+    grader_error: str | None = None  #: the grader's traceback (instructor only)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``grading`` block as JSON-ready data (``file_raw`` only when there is one)."""
+        data: dict[str, Any] = {
+            "student": self.student,
+            "key": self.key,
+            "source": self.source,
+            "file": self.file,
+            "display_name": self.display_name,
+            "notes": list(self.notes),
+            "lms": dict(self.lms),
+            "late": self.late,
+            "digest": self.digest,
+            "file_sha256": self.file_sha256,
+            "status": self.status.value,
+            "reason": self.reason,
+            "grader_error": self.grader_error,
+        }
+        if self.file_raw is not None:
+            data["file_raw"] = self.file_raw
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Grading:
+        """Read a ``grading`` block back (raises KeyError, TypeError or ValueError when malformed)."""
+        return cls(
+            student=str(data["student"]),
+            key=str(data["key"]),
+            status=Verdict(data["status"]),
+            reason=str(data.get("reason") or ""),
+            source=str(data.get("source") or ""),
+            file=data.get("file"),
+            file_raw=data.get("file_raw"),
+            display_name=data.get("display_name"),
+            notes=tuple(str(n) for n in data.get("notes") or ()),
+            lms={str(k): str(v) for k, v in (data.get("lms") or {}).items()},
+            late=bool(data.get("late")),
+            digest=str(data.get("digest") or ""),
+            file_sha256=data.get("file_sha256"),
+            grader_error=data.get("grader_error"),
+        )
+
+
+@dataclass(frozen=True)
+class Record:
+    """One graded entry: the report and its grading block."""
+
+    report: SubmissionReport
+    grading: Grading
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data: the report's own fields, and ``grading``."""
+        return {**self.report.to_dict(), "grading": self.grading.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Record:
+        """Read a record back (raises KeyError, TypeError or ValueError when malformed)."""
+        return cls(SubmissionReport.from_dict(data), Grading.from_dict(data["grading"]))
+
 
 PASSED = Verdict.PASSED
 FAILED = Verdict.FAILED
@@ -23,39 +106,50 @@ GRADER_ERROR = Verdict.GRADER_ERROR
 NOT_RUN = tuple(v for v in Verdict if v not in (Verdict.PASSED, Verdict.FAILED, Verdict.GRADER_ERROR))
 
 
-def verdict(report: SubmissionReport, problem: dict[str, str] | None) -> Verdict:
+def verdict(report: SubmissionReport, problem: EntryProblem | None) -> Verdict:
     """One word for how the submission did: ``passed``, ``failed``, or why nothing ran."""
-    if problem:
-        return Verdict(problem["status"])
+    if problem is not None:
+        return Verdict(problem.status)
     if report.status is Status.CHECKED:
         return PASSED if report.passed else FAILED
     return Verdict(report.status.value)
 
 
-def reason(report: SubmissionReport, problem: dict[str, str] | None) -> str:
+def reason(report: SubmissionReport, problem: EntryProblem | None) -> str:
     """One line for the instructor on why the submission got its status."""
-    if problem:
-        return problem["message"]
+    if problem is not None:
+        return problem.message
     if report.load_problem is not None:
         return report.load_problem.message
     failed = sum(t.outcome is not Outcome.PASSED for t in report.tests)
     return f"{failed} of {len(report.tests)} tests did not pass" if failed else ""
 
 
-def make_record(
-    entry: dict[str, Any], report: SubmissionReport, grader_error: str | None = None
-) -> dict[str, Any]:
-    """The record of one graded entry (see the module's docstring)."""
-    problem = entry.get("problem")
-    record = report.to_dict()
+def make_record(entry: Entry, report: SubmissionReport, grader_error: str | None = None) -> Record:
+    """The record of one graded entry (see the module's docstring).
+
+    The grader's own tracebacks (``report.grader_log``, or ``grader_error``) make the
+    verdict ``grader_error`` and are kept in the grading block, for the instructor.
+    """
     grader_error = grader_error or "\n".join(report.grader_log) or None
-    record["grading"] = {
-        **{k: v for k, v in entry.items() if k != "problem"},
-        "status": GRADER_ERROR if grader_error else verdict(report, problem),
-        "reason": reason(report, problem),
-        "grader_error": grader_error,
-    }
-    return record
+    shown = entry.to_dict()  # the file's name as shown, and its real bytes when they differ
+    grading = Grading(
+        student=entry.student,
+        key=entry.key,
+        status=GRADER_ERROR if grader_error else verdict(report, entry.problem),
+        reason=reason(report, entry.problem),
+        source=entry.source,
+        file=shown["file"],
+        file_raw=shown.get("file_raw"),
+        display_name=entry.display_name,
+        notes=entry.notes,
+        lms=dict(entry.lms),
+        late=entry.late,
+        digest=entry.digest,
+        file_sha256=entry.file_sha256,
+        grader_error=grader_error,
+    )
+    return Record(report, grading)
 
 
 def number(value: float) -> str:
@@ -70,7 +164,7 @@ class TestCell:
     __test__ = False  # not a pytest test class
 
     name: str
-    outcome: str
+    outcome: Outcome
     points: float
     max_points: float
 
@@ -83,7 +177,7 @@ class Row:
     key: str
     score: float
     max_score: float
-    status: str
+    status: Verdict
     reason: str
     file: str | None
     source: str
@@ -95,30 +189,27 @@ class Row:
     suite_hash: str
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Row:
+    def from_record(cls, record: Record) -> Row:
         """Read the typed view out of a record."""
-        grading = record["grading"]
+        report, grading = record.report, record.grading
         return cls(
-            student=str(grading["student"]),
-            key=str(grading["key"]),
-            score=float(record["score"]),
-            max_score=float(record["max_score"]),
-            status=str(grading["status"]),
-            reason=str(grading.get("reason") or ""),
-            file=grading.get("file"),
-            source=str(grading.get("source", "")),
-            lms=dict(grading.get("lms") or {}),
-            late=bool(grading.get("late")),
-            seconds=float(record.get("seconds", 0.0)),
-            tests=tuple(
-                TestCell(str(t["name"]), str(t["outcome"]), float(t["points"]), float(t["max_points"]))
-                for t in record.get("tests", [])
-            ),
-            challenge=str(record.get("challenge", "")),
-            suite_hash=str(record.get("suite_hash", "")),
+            student=grading.student,
+            key=grading.key,
+            score=report.score,
+            max_score=report.max_score,
+            status=grading.status,
+            reason=grading.reason,
+            file=grading.file,
+            source=grading.source,
+            lms=dict(grading.lms),
+            late=grading.late,
+            seconds=report.seconds,
+            tests=tuple(TestCell(t.name, t.outcome, t.points, t.max_points) for t in report.tests),
+            challenge=report.challenge,
+            suite_hash=report.suite_hash,
         )
 
     @property
     def failed_tests(self) -> tuple[str, ...]:
         """Names of the tests that did not pass, in the suite's order."""
-        return tuple(t.name for t in self.tests if t.outcome != Outcome.PASSED.value)
+        return tuple(t.name for t in self.tests if t.outcome != Outcome.PASSED)

@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from menace_course.catalog import Challenge
 from menace_course.checking.pipeline import time_allowed
@@ -24,7 +23,7 @@ from menace_course.grading.assemble import Layout, assemble
 from menace_course.grading.batch import Task, grade_task, grader_error_record, make_task, timeout_record, warm
 from menace_course.grading.discover import Discovery, discover
 from menace_course.grading.plan import Plan, make_plan
-from menace_course.grading.record import Row
+from menace_course.grading.record import Record, Row
 from menace_course.grading.stats import ClassStats
 from menace_course.grading.store import ResultStore
 from menace_course.grading.table import LMS_COLUMNS
@@ -93,7 +92,7 @@ def _layout(request: Request, found: Discovery) -> Layout:
 def grade_class(
     request: Request,
     on_start: Callable[[int], None] = lambda total: None,
-    on_graded: Callable[[dict[str, Any]], None] = lambda record: None,
+    on_graded: Callable[[Record], None] = lambda record: None,
 ) -> Summary:
     """Grade every student of ``request.submissions`` into ``request.out`` (see the module's docstring)."""
     started = time.monotonic()
@@ -121,7 +120,7 @@ def _grade(
     plan: Plan,
     store: ResultStore,
     pool: WorkerPool,
-    on_graded: Callable[[dict[str, Any]], None],
+    on_graded: Callable[[Record], None],
 ) -> list[ScoreChange]:
     tasks = [
         make_task(e, request.submissions, request.course, request.challenge.slug, request.sandbox)
@@ -131,7 +130,7 @@ def _grade(
     # which the parent has collected already).
     seconds = time_allowed(request.challenge.limits)
 
-    def crashed(task: Task, why: str) -> dict[str, Any]:
+    def crashed(task: Task, why: str) -> Record:
         return grader_error_record(task, why)
 
     changes = []

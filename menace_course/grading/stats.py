@@ -14,9 +14,9 @@ import heapq
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
-from menace_course.grading.record import FAILED, PASSED, Row
+from menace_course.grading.record import FAILED, PASSED, Record, Row
+from menace_course.models import Outcome
 
 #: Names listed per group of submissions failing the same tests (the rest are counted).
 NAMES_PER_GROUP = 40
@@ -69,22 +69,22 @@ class Named:
     why: str = ""  #: the longer reason, as in ``grades.csv``
 
 
-def what_happened(row: Row, record: dict[str, Any] | None = None) -> str:
+def what_happened(row: Row, record: Record | None = None) -> str:
     """A few words on why a submission's tests could not run (from its record when there is one)."""
-    detail = ((record or {}).get("load_problem") or {}).get("detail") or {}
-    if row.status == "load_error":
-        problem = str(detail.get("problem") or "")
-        if problem in WHILE_LOADING:
-            return WHILE_LOADING[problem]
-        if detail.get("error_type"):
-            return f"{detail['error_type']} while loading"
+    problem = record.report.load_problem if record is not None else None
+    detail = problem.detail if problem is not None else None
+    if row.status == "load_error" and detail is not None:
+        if detail.problem in WHILE_LOADING:
+            return WHILE_LOADING[detail.problem]
+        if detail.error_type:
+            return f"{detail.error_type} while loading"
     return WHAT_HAPPENED.get(row.status, row.status.replace("_", " "))
 
 
-def review_notes(record: dict[str, Any] | None) -> list[str]:
+def review_notes(record: Record | None) -> list[str]:
     """The notes of a record that ask for a look by hand (they start with :data:`REVIEW_MARK`)."""
-    notes = ((record or {}).get("grading") or {}).get("notes") or []
-    return [str(n) for n in notes if str(n).startswith(REVIEW_MARK)]
+    notes = record.grading.notes if record is not None else ()
+    return [n for n in notes if n.startswith(REVIEW_MARK)]
 
 
 @dataclass
@@ -115,7 +115,7 @@ class ClassStats:
     review_count: int = 0
     _slowest: list[tuple[float, str, str]] = field(default_factory=list)
 
-    def add(self, row: Row, record: dict[str, Any] | None = None) -> None:
+    def add(self, row: Row, record: Record | None = None) -> None:
         """Count one student's row (``record``, the full record, says more on what went wrong)."""
         self.students += 1
         self._name(row, record)
@@ -124,7 +124,7 @@ class ClassStats:
         self.max_score = max(self.max_score, row.max_score)
         if row.status in (PASSED, FAILED):
             self.ran += 1
-            self.passed_by_test.update(t.name for t in row.tests if t.outcome == PASSED)
+            self.passed_by_test.update(t.name for t in row.tests if t.outcome == Outcome.PASSED)
             group = self.groups.setdefault(row.failed_tests, Group(row.failed_tests))
             group.count += 1
             if len(group.names) < NAMES_PER_GROUP:
@@ -133,7 +133,7 @@ class ClassStats:
         if len(self._slowest) > SLOWEST_SHOWN:
             heapq.heappop(self._slowest)
 
-    def _name(self, row: Row, record: dict[str, Any] | None) -> None:
+    def _name(self, row: Row, record: Record | None) -> None:
         if row.status not in (PASSED, FAILED):
             if len(self.not_run) < NAMES_LISTED:
                 self.not_run.append(Named(row.student, what_happened(row, record), row.reason))

@@ -12,14 +12,26 @@ a lock that the operating system releases when the process ends, however it ends
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from menace_course.atomic import remove_partial, write_atomic
 from menace_course.errors import UsageError
+from menace_course.grading.record import Record
 
 RESULTS_DIR = ".results"
 _LOCK = ".lock"
+
+
+@dataclass(frozen=True)
+class Kept:
+    """The parts of a kept record that decide whether it is graded again."""
+
+    challenge: str
+    suite_hash: str
+    digest: str
+    score: float
 
 
 class ResultStore:
@@ -28,7 +40,7 @@ class ResultStore:
     Example:
         with ResultStore(out) as store:
             store.save(record)
-            again = store.load(record["grading"]["key"])
+            again = store.load(record.grading.key)
     """
 
     def __init__(self, out: Path) -> None:
@@ -75,8 +87,7 @@ class ResultStore:
         """Where the record of ``key`` is kept."""
         return self.folder / f"{key}.json"
 
-    def load(self, key: str) -> dict[str, Any] | None:
-        """The record of ``key``, or None when there is none that can be read."""
+    def _read(self, key: str) -> dict[str, Any] | None:
         try:
             data = json.loads(self.path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -84,10 +95,35 @@ class ResultStore:
         ok = isinstance(data, dict) and isinstance(data.get("grading"), dict)
         return data if ok else None
 
-    def save(self, record: dict[str, Any]) -> None:
+    def load(self, key: str) -> Record | None:
+        """The record of ``key``, or None when there is none that can be read."""
+        data = self._read(key)
+        if data is None:
+            return None
+        try:
+            return Record.from_dict(data)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+    def summary(self, key: str) -> Kept | None:
+        """What the plan needs of a kept record (also of one an older version wrote), or None."""
+        data = self._read(key)
+        if data is None:
+            return None
+        try:
+            return Kept(
+                challenge=str(data.get("challenge")),
+                suite_hash=str(data.get("suite_hash")),
+                digest=str(data["grading"].get("digest")),
+                score=float(data.get("score") or 0.0),
+            )
+        except (TypeError, ValueError):
+            return None
+
+    def save(self, record: Record) -> None:
         """Keep ``record`` under its key, replacing the old one in a single step."""
-        key = record["grading"]["key"]
-        write_atomic(self.path(key), json.dumps(record, ensure_ascii=False, sort_keys=True))
+        text = json.dumps(record.to_dict(), ensure_ascii=False, sort_keys=True)
+        write_atomic(self.path(record.grading.key), text)
 
     def keys(self) -> set[str]:
         """Keys of every record kept, including those of students no longer in SUBMISSIONS."""

@@ -17,13 +17,13 @@ import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import func, select
 
 from menace_course.catalog import Challenge
 from menace_course.course import Course
 from menace_course.grading.assemble import Layout, assemble
+from menace_course.grading.discover import Entry
 from menace_course.grading.names import Identity, key_for
 from menace_course.grading.record import make_record
 from menace_course.grading.store import ResultStore
@@ -51,24 +51,22 @@ def _counted(attempts: list[Attempt], pick: str) -> Attempt:
     return max(attempts, key=lambda a: (a.score or 0.0, a.created_at))
 
 
-def _entry(name: str, key: str, attempt: Attempt, total: int, pick: str) -> dict[str, Any]:
-    """A ``grading`` entry as discovery would make it, for an attempt on the service."""
-    return {
-        "student": name,
-        "key": key,
-        "source": f"service attempt {attempt.id}",
-        "file": attempt.filename,
-        "display_name": attempt.filename,
-        "problem": None,
-        "notes": [
-            f"the {pick} of {total} attempt{'s' if total != 1 else ''} on the check service, "
-            f"checked {attempt.created_at.isoformat(timespec='seconds')}"
-        ],
-        "lms": {},
-        "late": False,
-        "digest": attempt.sha256,
-        "file_sha256": attempt.sha256,
-    }
+def _entry(name: str, key: str, attempt: Attempt, total: int, pick: str) -> Entry:
+    """An entry as discovery would make it, for an attempt on the service."""
+    note = (
+        f"the {pick} of {total} attempt{'s' if total != 1 else ''} on the check service, "
+        f"checked {attempt.created_at.isoformat(timespec='seconds')}"
+    )
+    return Entry(
+        student=name,
+        key=key,
+        source=f"service attempt {attempt.id}",
+        file=Path(attempt.filename),
+        display_name=attempt.filename,
+        notes=(note,),
+        digest=attempt.sha256,
+        file_sha256=attempt.sha256,
+    )
 
 
 def _unique(key: str, used: Counter[str]) -> str:
@@ -110,7 +108,7 @@ def export_challenge(course: Course, challenge: Challenge, db_url: str, out: Pat
         assert attempt.report is not None
         report = dataclasses.replace(SubmissionReport.from_dict(attempt.report), student=user.name)
         records.append(make_record(_entry(user.name, key, attempt, len(attempts), pick), report))
-    keys = [r["grading"]["key"] for r in records]
+    keys = [r.grading.key for r in records]
     layout = Layout(out=out, templates=course.templates_dir, title=challenge.title, challenge=challenge.slug)
     with ResultStore(out) as store:
         for record in records:
@@ -121,5 +119,5 @@ def export_challenge(course: Course, challenge: Challenge, db_url: str, out: Pat
         students=max(int(learners or 0), len(records)),
         with_attempts=len(records),
         feedback_errors=done.feedback_errors,
-        mixed_versions=len({r.get("suite_hash") for r in records}) > 1,
+        mixed_versions=len({r.report.suite_hash for r in records}) > 1,
     )

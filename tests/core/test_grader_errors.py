@@ -12,6 +12,7 @@ from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import load_suite
 from menace_course.course import Course
 from menace_course.feedback import render
+from menace_course.grading.discover import Entry
 from menace_course.grading.record import make_record
 from menace_course.models import Outcome, Status
 from tests.support import REPO
@@ -59,7 +60,8 @@ def test_a_test_that_raises_its_own_error_is_a_grader_error_and_the_rest_still_c
 
 def test_the_instructors_record_keeps_the_traceback_and_says_grader_error(course):
     report = check_submission(("after_game.py", RIGHT.encode()), load_suite(course, "after_game"), "process")
-    record = make_record({"student": "ada", "key": "ada"}, report)
+    entry = Entry(student="ada", key="ada", source="ada.py", file=Path("ada.py"))
+    record = make_record(entry, report).to_dict()
     assert record["grading"]["status"] == "grader_error"
     assert "the test's own KeyError" in record["grading"]["grader_error"]
 

@@ -9,16 +9,26 @@ from pathlib import Path
 
 from grade_support import REPO
 
-from menace_course.grading.record import Row, TestCell
+from menace_course.grading.record import Grading, Record, Row, TestCell
 from menace_course.grading.report import render_class_report
 from menace_course.grading.stats import ClassStats, TestInfo
 from menace_course.grading.table import grades_writer, header
+from menace_course.models import Detail, LoadProblem, Problem, Status, SubmissionReport, Verdict
 
 TESTS = (
     TestInfo("win", "A win adds 3"),
     TestInfo("loss", "A loss takes 1"),
     TestInfo("floor", "Never below 0"),
 )
+
+
+def record(student: str, detail: Detail | None = None, notes: tuple[str, ...] = ()) -> Record:
+    """A record whose file did not load (with ``detail``), or that passed (with ``notes``)."""
+    problem = LoadProblem("it did not load", detail) if detail else None
+    status = Status.LOAD_ERROR if detail else Status.CHECKED
+    report = SubmissionReport("after_game", "t", "after_game", "a.py", "bwrap", status, (), 0.0, 3.0, problem)
+    verdict = Verdict.LOAD_ERROR if detail else Verdict.PASSED
+    return Record(report, Grading(student=student, key=student, status=verdict, notes=notes))
 
 
 def row(student: str, status: str, failing: tuple[str, ...] = (), seconds: float = 0.1, **lms: str) -> Row:
@@ -119,11 +129,11 @@ def test_the_report_names_who_could_not_run_who_timed_out_and_who_needs_review()
     loops = replace(loops, tests=(replace(loops.tests[0], outcome="timeout"), *loops.tests[1:]))
     stats.add(loops)
     hangs = replace(row("hal", "load_error"), reason="hal.py did not finish loading in time")
-    stats.add(hangs, {"load_problem": {"detail": {"problem": "timeout"}}, "grading": {"notes": []}})
+    stats.add(hangs, record("hal", Detail(problem=Problem.TIMEOUT)))
     crashed = row("cy", "load_error")
-    stats.add(crashed, {"load_problem": {"detail": {"problem": "raised", "error_type": "ZeroDivisionError"}}})
+    stats.add(crashed, record("cy", Detail(problem=Problem.RAISED, error_type="ZeroDivisionError")))
     stats.add(row("eve", "syntax_error"))
-    stats.add(row("ada", "passed"), {"grading": {"notes": ["needs review: one file on disk with bo's"]}})
+    stats.add(row("ada", "passed"), record("ada", notes=("needs review: one file on disk with bo's",)))
     html = render_class_report(stats, REPO / "feedback_templates", "Back into the box", "after_game")
     text = re.sub(r"<[^>]+>", "", html)
     assert "3 could not be run (and 1 of those whose tests ran had checks that did not finish" in text

@@ -8,17 +8,24 @@ import pytest
 
 from menace_course.atomic import atomic_writer
 from menace_course.errors import UsageError
-from menace_course.grading.store import ResultStore
+from menace_course.grading.record import Grading, Record
+from menace_course.grading.store import Kept, ResultStore
+from menace_course.models import Kind, Outcome, Status, SubmissionReport, TestResult, Verdict
 
 
-def record(key: str, score: float) -> dict:
-    return {"challenge": "after_game", "score": score, "grading": {"key": key}}
+def record(key: str, score: float) -> Record:
+    test = TestResult("wins", "A win adds three", Kind.HIDDEN, Outcome.PASSED, "passed", score, 15.0)
+    report = SubmissionReport(
+        "after_game", "Back into the box", "after_game", "a.py", "bwrap", Status.CHECKED, (test,), score, 15.0
+    )
+    return Record(report, Grading(student=key.title(), key=key, status=Verdict.PASSED, digest="d1"))
 
 
-def test_a_saved_record_is_read_back(tmp_path: Path) -> None:
+def test_a_saved_record_is_read_back_whole_and_typed(tmp_path: Path) -> None:
     with ResultStore(tmp_path) as store:
         store.save(record("ada", 15))
         assert store.load("ada") == record("ada", 15)
+        assert store.summary("ada") == Kept("after_game", "", "d1", 15.0)
         assert store.keys() == {"ada"}
 
 
