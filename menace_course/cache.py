@@ -3,12 +3,33 @@
 ``$MENACE_CACHE_DIR`` names the folder; otherwise it is ``menace-course`` in the user's
 cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``). Everything here may be deleted at any
 time; a folder that cannot be written only makes menace slower.
+
+What is read back from the cache decides grades (the generated examples are what the
+property tests check), so it must be impossible to poison from a sandbox:
+
+* :func:`trusted_folder` uses a folder only when it belongs to the user running menace
+  and no one else may write to it (a folder another user made in ``/tmp`` is ignored);
+* :func:`seal` and :func:`unseal` bind each file to a secret key (``.key`` in the
+  cache folder, mode 0600): an HMAC-SHA256 over its bytes, checked on every read. A file
+  that does not match is ignored and made again.
+
+Under bubblewrap no sandbox sees the cache at all; a process sandbox run as root runs
+student code as ``nobody``, who can neither read the key nor write the folder. A process
+sandbox run as an ordinary user runs student code as that same user, who owns the key
+too: that sandbox is not isolated, and says so.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import secrets
+import stat
 from pathlib import Path
+
+KEY_FILE = ".key"
+KEY_BYTES = 32
 
 
 def cache_root() -> Path:
@@ -18,3 +39,84 @@ def cache_root() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "menace-course"
+
+
+def _owned_and_private(path: Path) -> bool:
+    """True when ``path`` is a real folder (not a link) of this user that no one else may write."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+def trusted_folder(name: str) -> Path | None:
+    """``cache_root()/name``, made if need be, or None when it cannot be trusted or made."""
+    root = cache_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder = root / name
+        folder.mkdir(exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    return folder if _owned_and_private(root) and _owned_and_private(folder) else None
+
+
+def _key() -> bytes | None:
+    """The cache's secret key, made on first use; None where the cache cannot be trusted."""
+    root = cache_root()
+    if trusted_folder(".") is None:
+        return None
+    path = root / KEY_FILE
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return _new_key(path)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if info.st_uid != os.geteuid() or info.st_mode & 0o077 or not stat.S_ISREG(info.st_mode):
+            return None
+        key = os.read(fd, KEY_BYTES + 1)
+    finally:
+        os.close(fd)
+    return key if len(key) == KEY_BYTES else None
+
+
+def _new_key(path: Path) -> bytes | None:
+    key = secrets.token_bytes(KEY_BYTES)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileExistsError:  # another grader made it just now
+        return _key()
+    except OSError:
+        return None
+    try:
+        os.write(fd, key)
+    finally:
+        os.close(fd)
+    return key
+
+
+def seal(data: bytes) -> bytes | None:
+    """``data`` with its HMAC in front (64 hex digits and a newline); None where there is no key."""
+    key = _key()
+    if key is None:
+        return None
+    return hmac.new(key, data, hashlib.sha256).hexdigest().encode() + b"\n" + data
+
+
+def unseal(sealed: bytes) -> bytes | None:
+    """The data of a :func:`seal` ed file, or None when its HMAC does not match (or no key)."""
+    key = _key()
+    mac, _, data = sealed.partition(b"\n")
+    if key is None or not hmac.compare_digest(mac, hmac.new(key, data, hashlib.sha256).hexdigest().encode()):
+        return None
+    return data

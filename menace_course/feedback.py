@@ -21,7 +21,7 @@ from typing import Any, Literal
 import jinja2
 import markupsafe
 
-from menace_course.cache import cache_root
+from menace_course.cache import trusted_folder
 from menace_course.models import Detail, Kind, Outcome, SubmissionReport, TestResult
 from menace_course.safe_text import STUDENT_TEXT_CAP, cap, cap_block, md_code, md_fence, md_text, printable
 
@@ -42,12 +42,8 @@ def _code_html(text: str) -> str:
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Keep compiled templates between runs (compiling them is a third of a check's rendering)."""
-    folder = cache_root() / "templates"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return jinja2.FileSystemBytecodeCache(str(folder))
+    folder = trusted_folder("templates")  # compiled code is loaded from here: only from our own folder
+    return None if folder is None else jinja2.FileSystemBytecodeCache(str(folder))
 
 
 @functools.cache

@@ -3,7 +3,8 @@
 Grading is derandomized, so hypothesis would generate the same examples for every
 submission that passes them. Generating them is most of a property test's cost, so they
 are generated once (per suite version, kept in a cache folder as tagged JSON) and then
-simply replayed: the test's own body runs, in the grader, on each stored example. When
+simply replayed: the test's own body runs, in the grader, on each stored example (the
+file is sealed with the cache's key, so no sandbox can change what is replayed). When
 one fails and the test is visible, hypothesis runs for real to shrink the failure to the
 smallest example a student can read; a hidden test shows no inputs, so it needs no
 shrinking. The verdict is the same either way; only the time differs.
@@ -21,7 +22,7 @@ import hypothesis
 from hypothesis import Phase, given, settings
 
 from menace_course.atomic import write_atomic
-from menace_course.cache import cache_root
+from menace_course.cache import seal, trusted_folder, unseal
 from menace_course.checking.compare import clone
 from menace_course.sandbox import wire
 
@@ -52,20 +53,30 @@ def generate(test: Any) -> Examples:
 
 
 class ExampleStore:
-    """Generated examples for one suite version, read from and written to one JSON file."""
+    """Generated examples for one suite version, read from and written to one sealed JSON file.
+
+    The file carries an HMAC under the cache's secret key (:func:`menace_course.cache.seal`),
+    checked on every read: a file anyone else wrote or changed is ignored and made again,
+    so no sandbox can poison the examples that decide a grade.
+    """
 
     def __init__(self, suite_hash: str, folder: Path | None = None) -> None:
-        """Open (lazily) the store for this suite version."""
-        self.path = (folder or cache_root() / "examples") / f"{suite_hash}-h{hypothesis.__version__}.json"
+        """Open (lazily) the store for this suite version (no store where the cache is not trusted)."""
+        folder = folder or trusted_folder("examples")
+        name = f"{suite_hash}-h{hypothesis.__version__}.json"
+        self.path = folder / name if folder is not None else None
         self._data: dict[str, Any] | None = None
         self._dirty = False
 
     def _load(self) -> dict[str, Any]:
         if self._data is None:
+            self._data = {}
             try:
-                self._data = json.loads(self.path.read_text(encoding="utf-8"))
+                data = unseal(self.path.read_bytes()) if self.path is not None else None
+                loaded = json.loads(data) if data is not None else {}
+                self._data = loaded if type(loaded) is dict else {}
             except (OSError, ValueError):
-                self._data = {}
+                pass
         return self._data
 
     def examples(self, name: str, test: Any) -> Examples:
@@ -74,7 +85,7 @@ class ExampleStore:
         if name in data:
             try:
                 return [{key: wire.decode(value) for key, value in example.items()} for example in data[name]]
-            except (wire.WireError, AttributeError):
+            except (wire.WireError, AttributeError, TypeError):
                 pass  # a damaged cache is regenerated, never trusted
         examples = generate(test)
         encoded = [{key: wire.encode(value) for key, value in ex.items()} for ex in examples]
@@ -84,12 +95,14 @@ class ExampleStore:
         return examples
 
     def save(self) -> None:
-        """Write the store atomically; a read-only cache folder is not an error."""
-        if not self._dirty or self._data is None:
+        """Write the store atomically; a read-only or untrusted cache folder is not an error."""
+        if not self._dirty or self._data is None or self.path is None:
+            return
+        sealed = seal(json.dumps(self._data).encode())
+        if sealed is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, json.dumps(self._data))
+            write_atomic(self.path, sealed)
             self._dirty = False
         except OSError:
             pass

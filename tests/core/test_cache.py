@@ -1,0 +1,78 @@
+"""The example cache cannot be poisoned: every file is sealed with a key only the grader reads."""
+
+import json
+import os
+
+import pytest
+
+from menace_course import cache
+from menace_course.checking.replay import ExampleStore
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    root = tmp_path / "cache"
+    monkeypatch.setenv("MENACE_CACHE_DIR", str(root))
+    return root
+
+
+class FakeTest:
+    """A stand-in for a hypothesis test whose examples the store generates."""
+
+    def __init__(self, examples):
+        self.examples = examples
+        self.generated = 0
+
+
+def store_with(monkeypatch, examples):
+    test = FakeTest(examples)
+
+    def generate(t):
+        t.generated += 1
+        return [dict(e) for e in t.examples]
+
+    monkeypatch.setattr("menace_course.checking.replay.generate", generate)
+    return test
+
+
+def test_examples_come_back_from_the_cache_without_generating_again(folder, monkeypatch):
+    test = store_with(monkeypatch, [{"beads": [1, 2]}])
+    first = ExampleStore("abc")
+    assert first.examples("t", test) == [{"beads": [1, 2]}]
+    first.save()
+    again = ExampleStore("abc")
+    assert again.examples("t", test) == [{"beads": [1, 2]}] and test.generated == 1
+
+
+def test_a_cache_file_someone_else_rewrote_is_ignored_and_made_again(folder, monkeypatch):
+    test = store_with(monkeypatch, [{"beads": [1, 2]}])
+    store = ExampleStore("abc")
+    store.examples("t", test)
+    store.save()
+    assert store.path is not None
+    forged = {"t": [{"beads": [9, 9]}]}
+    store.path.write_text(json.dumps(forged))  # what a sandbox as the grader's user could do
+    assert ExampleStore("abc").examples("t", test) == [{"beads": [1, 2]}] and test.generated == 2
+    sealed = store.path.read_bytes()
+    mac, _, data = sealed.partition(b"\n")
+    store.path.write_bytes(mac + b"\n" + data.replace(b"[1, 2]", b"[9, 9]"))  # the right seal, new data
+    assert ExampleStore("abc").examples("t", test) == [{"beads": [1, 2]}] and test.generated == 3
+
+
+def test_the_key_and_the_folder_are_the_graders_alone(folder):
+    assert cache.seal(b"x") is not None
+    assert folder.stat().st_mode & 0o077 == 0
+    assert (folder / cache.KEY_FILE).stat().st_mode & 0o077 == 0
+
+
+def test_a_folder_others_may_write_is_never_trusted(folder):
+    folder.mkdir(mode=0o777)
+    os.chmod(folder, 0o777)
+    assert cache.trusted_folder("examples") is None and cache.seal(b"x") is None
+    assert ExampleStore("abc").path is None
+
+
+def test_a_key_others_may_read_is_not_used(folder):
+    assert cache.seal(b"x") is not None
+    os.chmod(folder / cache.KEY_FILE, 0o644)
+    assert cache.seal(b"x") is None and cache.unseal(b"0" * 64 + b"\nx") is None
