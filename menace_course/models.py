@@ -169,6 +169,20 @@ class LoadProblem:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """A sign that a submission reached into the grader, or tried to: never a clean pass.
+
+    ``source`` is ``code`` (seen in the file by reading it, not running it) or ``sandbox``
+    (tried while it ran: refused or noticed by the sandbox's guard, or a message to the
+    grader that the harness did not write). ``what`` says it in the instructor's words.
+    """
+
+    source: str
+    what: str
+    line: int = 0  #: where in the file, for ``code`` findings (0: not known)
+
+
+@dataclass(frozen=True)
 class SubmissionReport:
     """Everything known about one submission checked against one challenge."""
 
@@ -190,6 +204,8 @@ class SubmissionReport:
     version: str = ""
     schema: int = SCHEMA_VERSION
     student: str | None = None
+    #: Signs of tampering with the grader: the report is then never a pass ("needs review").
+    integrity: tuple[Finding, ...] = ()
     #: The grader's own tracebacks when it failed (status or a test ``grader_error``). For the
     #: instructor only: never in :meth:`to_dict`, so never in what a student is shown.
     grader_log: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -199,13 +215,20 @@ class SubmissionReport:
         """True when the file loaded and every test of the challenge ran and passed.
 
         False in a student's kit, where the hidden tests have not run (``hidden_not_run``):
-        passing the examples alone is not passing the challenge.
+        passing the examples alone is not passing the challenge. False too when the
+        submission tampered with the grader, or tried to (:attr:`needs_review`).
         """
         return (
             self.status is Status.CHECKED
             and not self.hidden_not_run
+            and not self.integrity
             and all(t.outcome is Outcome.PASSED for t in self.tests)
         )
+
+    @property
+    def needs_review(self) -> bool:
+        """True when the submission reached into the grader, or tried to (see ``integrity``)."""
+        return bool(self.integrity)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (the documented schema)."""
@@ -223,6 +246,7 @@ class SubmissionReport:
         values["tests"] = tuple(_test_from_dict(t) for t in data.get("tests", []))
         values["hidden_not_run"] = tuple(data.get("hidden_not_run", ()))
         values["notices"] = tuple(data.get("notices", ()))
+        values["integrity"] = tuple(Finding(**f) for f in data.get("integrity", ()))
         if data.get("load_problem"):
             problem = data["load_problem"]
             values["load_problem"] = LoadProblem(

@@ -45,8 +45,9 @@ from menace_course.checking.runner import run_cases
 from menace_course.checking.suite import Suite
 from menace_course.errors import MenaceError
 from menace_course.limits import Limits
-from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport, TestResult
+from menace_course.models import Finding, LoadProblem, SandboxKind, Status, SubmissionReport, TestResult
 from menace_course.sandbox.outcomes import SandboxFailure
+from menace_course.sandbox.scan import findings
 from menace_course.sandbox.worker import Worker
 
 #: A submission as the entry points have it: a path (a file or a folder), a file's name
@@ -117,6 +118,20 @@ class Opened:
     printed: str | None = None  #: what the file printed while it loaded
     proxy: SubmissionProxy | None = None
     why_not: str = ""  #: when there is no proxy: why no test can run, in a few words
+    worker: Worker | None = None  #: the child (closed when the ``with`` block ends)
+
+    def integrity(self) -> tuple[Finding, ...]:
+        """Signs of tampering so far: in the file's text, and what the child tried while it ran."""
+        return findings(self.source.text, self.worker.attempts if self.worker is not None else ())
+
+    def unconfined(self) -> tuple[str, ...]:
+        """A notice naming each limit the sandbox could not apply on this machine (none: empty)."""
+        confinement = self.worker.confinement if self.worker is not None else None
+        if confinement is None or not confinement.missing:
+            return ()
+        return (
+            f"The sandbox could not apply these limits on this machine: {', '.join(confinement.missing)}.",
+        )
 
 
 def start_child(source: Source, challenge: Challenge, sandbox: SandboxKind) -> Worker | None:
@@ -158,7 +173,7 @@ def open_submission(
     worker = child or Worker(source.text, sandbox, limits)
     try:
         worker, opened = _load(worker, source, challenge, sandbox, limits)
-        yield opened
+        yield replace(opened, worker=worker)
     finally:
         worker.close()
 
@@ -224,10 +239,14 @@ def check_submission(
             source, printed = opened.source, opened.printed
             if opened.proxy is None:
                 tests = skipped(suite, f"not run: {opened.why_not}")
-                return _report(
+                report = _report(
                     suite, source, opened.status, tests, opened.problem, printed, sandbox, started, student
                 )
+                return replace(
+                    report, integrity=opened.integrity(), notices=report.notices + opened.unconfined()
+                )
             ran = run_cases(suite.cases, opened.proxy)
+            integrity, unconfined = opened.integrity(), opened.unconfined()
     except MenaceError:
         raise
     except Exception:  # our bug, or a test's: the instructor gets the traceback, the student a plain line
@@ -235,6 +254,7 @@ def check_submission(
         report = stopped_report(suite, name, sandbox, Status.GRADER_ERROR, GRADER_FAILED, student)
         return replace(report, grader_log=(traceback.format_exc(),))
     report = _report(suite, source, Status.CHECKED, ran.results, None, printed, sandbox, started, student)
+    report = replace(report, integrity=integrity, notices=report.notices + unconfined)
     return replace(report, grader_log=ran.grader_log) if ran.grader_log else report
 
 

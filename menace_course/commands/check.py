@@ -193,7 +193,8 @@ def exit_code(reports: list[SubmissionReport]) -> int:
     if all(r.passed for r in reports):
         return 0
     ran_and_passed = all(
-        r.status is Status.CHECKED and all(t.outcome is Outcome.PASSED for t in r.tests) for r in reports
+        r.status is Status.CHECKED and not r.integrity and all(t.outcome is Outcome.PASSED for t in r.tests)
+        for r in reports
     )
     return HIDDEN_NOT_RUN if ran_and_passed else 1
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from menace_course.models import Outcome, Status, SubmissionReport, Verdict
+from menace_course.models import Finding, Outcome, Status, SubmissionReport, Verdict
 
 if TYPE_CHECKING:
     from menace_course.grading.discover import Entry
@@ -119,6 +119,8 @@ def reason(report: SubmissionReport, problem: EntryProblem | None) -> str:
     """One line for the instructor on why the submission got its status."""
     if problem is not None:
         return problem.message
+    if report.integrity:  # never a clean pass, whatever the tests say
+        return "; ".join(review_note(f) for f in report.integrity[:3])
     if report.load_problem is not None:
         return report.load_problem.message
     failed = sum(t.outcome is not Outcome.PASSED for t in report.tests)
@@ -133,6 +135,9 @@ def make_record(entry: Entry, report: SubmissionReport, grader_error: str | None
     """
     grader_error = grader_error or "\n".join(report.grader_log) or None
     shown = entry.to_dict()  # the file's name as shown, and its real bytes when they differ
+    notes = tuple(entry.notes)
+    if report.integrity:  # the class report lists notes that start "needs review"
+        notes += tuple(review_note(f) for f in report.integrity)
     grading = Grading(
         student=entry.student,
         key=entry.key,
@@ -142,7 +147,7 @@ def make_record(entry: Entry, report: SubmissionReport, grader_error: str | None
         file=shown["file"],
         file_raw=shown.get("file_raw"),
         display_name=entry.display_name,
-        notes=entry.notes,
+        notes=notes,
         lms=dict(entry.lms),
         late=entry.late,
         digest=entry.digest,
@@ -150,6 +155,12 @@ def make_record(entry: Entry, report: SubmissionReport, grader_error: str | None
         grader_error=grader_error,
     )
     return Record(report, grading)
+
+
+def review_note(finding: Finding) -> str:
+    """A finding as a record's note: ``needs review: reads sys.modules (line 3)``."""
+    where = f" (line {finding.line})" if finding.line else ""
+    return f"needs review: {finding.what}{where}"
 
 
 def number(value: float) -> str:

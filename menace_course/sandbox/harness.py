@@ -1,18 +1,34 @@
 """The trusted program that runs inside the sandbox and answers calls on a submission.
 
-It starts before any student code, and:
+It starts before any student code, and, in this order:
 
 1. moves the request and reply pipes out of the student's reach: fds 0, 1 and 2 become
    ``/dev/null``, so ``input()`` gets end-of-file and prints go nowhere unless captured;
-2. drops to an unprivileged user when it was started as root inside bubblewrap;
-3. sets resource limits (memory, CPU, file size, open files, processes);
-4. imports the submission as the module ``submission`` (so ``if __name__ == "__main__"``
-   code does not run), capturing what it prints;
-5. answers one request per line (``{"id": n, "fn": name, "args": [...]}``, packed) with
-   ``{"id": n, "ok": true, "result": ..., "args_after": [...], "printed": ...}`` or
-   ``{"id": n, "ok": false, "error": {...}}`` where the error holds only the student's frames.
+2. reads the grader's first message (the nonce its ready message must carry) and the
+   submission's source, while it may still read anything the grader could;
+3. gives up what it can of the machine: its own IPC namespace (as root, without
+   bubblewrap), an unprivileged user (started as root), resource limits, and the seccomp
+   filter (without bubblewrap, which applies the same filter itself);
+4. builds everything it will rely on while student code runs (:func:`make_server`): its
+   own copy of the builtins, the codec loaded into a private namespace, the functions it
+   calls, all held in closures, never looked up by name again; ``__main__`` becomes an
+   empty module and the codec, ``gc`` and ``_signal`` leave ``sys.modules``;
+5. installs an audit hook (:func:`make_guard`) that, while student code runs, refuses frame
+   walking, ``gc`` and ``ctypes``, ``signal``, tracing and profiling hooks, new audit hooks,
+   patching code objects, building code or functions by hand, and ``/proc``, and records
+   each attempt; the grader shows them to the instructor ("needs review");
+6. imports the submission as the module ``submission`` (so ``if __name__ == "__main__"``
+   code does not run), capturing what it prints, and sends the ready message;
+7. answers one request per line (``{"id", "nonce", "fn", "args"}``, packed) with
+   ``{"id", "nonce", "ok": true, "result", "args_after", "printed", "integrity"}`` or
+   ``{"id", "nonce", "ok": false, "error": {...}}``, the error holding only the student's
+   frames. The arguments are copied out the moment the call returns, with the garbage
+   collector paused, so no finalizer of the student's can put them back first.
 
-It never sees tests, references or expected values: it only calls and reports.
+It never sees tests, references or expected values: it only calls and reports. Student
+code shares this interpreter, so none of this is airtight; it makes forging a reply or
+the arguments after a call much harder, and an attempt visible.
+
 Usage (by the grader, from a precompiled ``harness.pyc``):
 ``python -I -S -B harness.pyc SUBMISSION REQUEST_FD REPLY_FD SETTINGS`` where SETTINGS is
 :func:`wire.pack` output. Requests arrive the same way; replies go back as tagged JSON.
@@ -22,28 +38,120 @@ from __future__ import annotations
 
 # Imports are few and light on purpose: the harness starts once per submission, and
 # inspect, importlib.util and traceback would triple its start-up time.
+import builtins
 import io
 import os
 import sys
-import types
 
 TYPE_CHECKING = False  # not typing's: importing typing alone would cost 5 ms
 if TYPE_CHECKING:
     from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import wire  # type: ignore[import-not-found]  # noqa: E402  (the codec sits beside this file)
+# Every function below looks names up in this copy: a submission that patches
+# builtins.len or builtins.isinstance changes its own world, not the harness's.
+__builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 
 MAX_REQUEST = 4 * 1024 * 1024
-#: The submission's lines, to show the code of a student's frame (no linecache here).
-SOURCE_LINES: list[str] = []
 MAX_FRAMES = 12
-_BaseException = BaseException
-_type = type
+MAX_ATTEMPTS = 20
+#: Modules student code may not import (each attempt is recorded). ``gc`` and ``_signal``
+#: stay importable, as the copies in ``sys.modules`` with their dangerous functions
+#: replaced (:func:`disarm`); only a fresh copy of them is refused.
+FORBIDDEN_MODULES = frozenset(
+    {
+        "ctypes",
+        "_ctypes",
+        "gc",
+        "_signal",
+        "_testcapi",
+        "_testinternalcapi",
+        "_xxsubinterpreters",
+        "_xxinterpchannels",
+        "_posixshmem",
+    }
+)
+#: Functions replaced by a refusal, in modules that stay importable: the garbage
+#: collector must stay off while the harness copies the arguments after a call.
+DISARMED = {"gc": ("enable",)}
+_REFUSAL = """
+def refusal(*args, **kwargs):
+    audit("menace.refused", NAME)
+    raise RuntimeError(NAME + " is not available while checking")
+"""
+#: ``_signal.signal`` without Python handlers: a handler is handed the interrupted frame (a
+#: way around the frame guard, at any moment). SIG_IGN and SIG_DFL still work: the guard,
+#: which alone holds the real function, sets them (see :func:`make_guard`).
+_SIGNAL = """
+def signal(signalnum, handler):
+    box = []
+    audit("menace.signal", signalnum, handler, box)
+    if not box:
+        raise RuntimeError("signal handlers are not available while checking")
+    return box[0]
+"""
+
+
+def disarm(modules: dict[str, Any]) -> Any:
+    """Replace dangerous functions with refusals that hold nothing of the harness.
+
+    Returns the real ``_signal.signal``, for the guard alone to keep.
+    """
+    import gc
+
+    modules.setdefault("gc", gc)
+    for module_name, names in DISARMED.items():
+        module = modules.get(module_name)
+        for name in names:
+            namespace = {"__builtins__": {"RuntimeError": RuntimeError}, "audit": sys.audit}
+            namespace["NAME"] = f"{module_name.lstrip('_')}.{name}"
+            exec(_REFUSAL, namespace)
+            setattr(module, name, namespace["refusal"])
+    signals = modules["_signal"]
+    real = signals.signal
+    namespace = {"__builtins__": {"RuntimeError": RuntimeError}, "audit": sys.audit}
+    exec(_SIGNAL, namespace)
+    signals.signal = namespace["signal"]
+    return real
+
+
+#: Attributes that hand out frames (each read is an ``object.__getattr__`` audit event).
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+#: Audit events refused outright while student code runs.
+REFUSED_EVENTS = frozenset(
+    {
+        "sys._getframe",
+        "sys._current_frames",
+        "sys._current_exceptions",
+        "sys._getframemodulename",
+        "sys.settrace",
+        "sys.setprofile",
+        "sys.addaudithook",
+        "sys.monitoring.register_callback",
+        "code.__new__",
+        "function.__new__",
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "ctypes.dlopen",
+        "ctypes.dlsym",
+        "ctypes.cdata",
+        "ctypes.addressof",
+        "ctypes.string_at",
+        "ctypes.wstring_at",
+        "ctypes.call_function",
+    }
+)
+#: Standard-library functions that ask for a frame only to name a module, and cope
+#: with a ValueError (namedtuple, Enum, typing): refused, but not recorded.
+QUIET_FRAME_USERS = frozenset({"namedtuple", "_caller", "_create_"})
 
 
 class CappedOutput(io.TextIOBase):
-    """A stand-in for ``sys.stdout`` that keeps the first ``limit`` characters of what is printed."""
+    """A stand-in for ``sys.stdout`` that keeps the first ``limit`` characters of what is printed.
+
+    Student code can reach this class (it is ``type(sys.stdout)``); the harness reads
+    what was printed through :func:`take_printed`, which checks every part's type.
+    """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -55,19 +163,13 @@ class CappedOutput(io.TextIOBase):
         return True
 
     def write(self, text: Any) -> int:
-        text = text if _type(text) is str else str(text)
+        text = text if type(text) is str else str(text)
         room = self.limit - self.kept
         if room > 0:
             self.parts.append(text[:room])
             self.kept += min(room, len(text))
         self.dropped += max(0, len(text) - max(room, 0))
         return len(text)
-
-    def take(self) -> dict[str, Any]:
-        """Return what was printed since the last take, and start again."""
-        printed = {"text": "".join(self.parts), "dropped": self.dropped}
-        self.parts, self.kept, self.dropped = [], 0, 0
-        return printed
 
 
 def isolate_fds(request_fd: int, reply_fd: int) -> tuple[Any, Any]:
@@ -83,241 +185,534 @@ def isolate_fds(request_fd: int, reply_fd: int) -> tuple[Any, Any]:
     return requests, replies
 
 
-def drop_privileges(uid: int) -> None:
+def read_line(pipe: Any, buffer: list[bytes]) -> bytes | None:
+    """One line from ``pipe`` (``buffer`` keeps what came after it); None at end of file."""
+    data = buffer[0]
+    while b"\n" not in data:
+        chunk = pipe.read(65536)
+        if not chunk or len(data) > MAX_REQUEST:
+            return None
+        data += chunk
+    line, buffer[0] = data.split(b"\n", 1)
+    return line
+
+
+# -- giving up privileges and resources (trusted: no student code has run yet) -----------
+
+
+def libc() -> Any:
+    """The C library through ctypes (imported only without bubblewrap, and only here)."""
+    import ctypes
+
+    return ctypes, ctypes.CDLL(None, use_errno=True)
+
+
+def own_ipc_namespace(applied: list[str], missing: list[str]) -> None:
+    """A private SysV IPC namespace (needs root: bubblewrap gives its children one anyway)."""
+    try:
+        ctypes, c = libc()
+        if c.unshare(0x08000000) != 0:  # CLONE_NEWIPC
+            raise OSError(ctypes.get_errno(), "unshare")
+        applied.append("ipc namespace")
+    except (OSError, AttributeError, ImportError):
+        missing.append("ipc namespace")
+
+
+def keep_python_readable() -> None:
+    """Let the interpreter go on importing from folders the dropped user could not open.
+
+    A Python under /root (mode 0700) is readable by root only. Each library folder is
+    opened now, and ``sys.path`` names it through ``/proc/self/fd/N``: the kernel checks
+    only that folder's own permissions (0755 in a normal install), not its parents'.
+    """
+    replaced = []
+    for entry in sys.path:
+        try:
+            fd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            replaced.append(entry)
+            continue
+        replaced.append(f"/proc/self/fd/{fd}")
+    sys.path[:] = replaced
+    sys.path_importer_cache.clear()
+
+
+def drop_privileges(uid: int, keep_python: bool) -> None:
     """Become an unprivileged user (only possible, and only needed, when started as root)."""
     if os.getuid() != 0:
         return
+    if keep_python:
+        keep_python_readable()
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise OSError(f"still uid {os.geteuid()} after setuid({uid})")
 
 
-def set_limits(limits: dict[str, Any]) -> None:
+def set_limits(limits: dict[str, Any], applied: list[str], missing: list[str]) -> None:
     """Apply resource limits where this OS has them (Windows has no ``resource`` module)."""
     try:
         import resource
     except ImportError:
+        missing.extend(limits)
         return
     names = {
-        "memory": resource.RLIMIT_AS,
-        "cpu": resource.RLIMIT_CPU,
-        "file_size": resource.RLIMIT_FSIZE,
-        "open_files": resource.RLIMIT_NOFILE,
-        "processes": getattr(resource, "RLIMIT_NPROC", None),
-        "core": resource.RLIMIT_CORE,
+        "memory": "RLIMIT_AS",
+        "cpu": "RLIMIT_CPU",
+        "file_size": "RLIMIT_FSIZE",
+        "open_files": "RLIMIT_NOFILE",
+        "processes": "RLIMIT_NPROC",
+        "core": "RLIMIT_CORE",
     }
     for key, value in limits.items():
-        which = names.get(key)
-        if which is None or value is None:
+        which = getattr(resource, names.get(key, ""), None)
+        if value is None:
             continue
-        soft, hard = (value, value) if _type(value) is int else tuple(value)
+        soft, hard = (value, value) if type(value) is int else tuple(value)
         try:
+            if which is None:
+                raise ValueError
             resource.setrlimit(which, (soft, hard))
+            applied.append(key)
         except (ValueError, OSError):
-            pass  # e.g. RLIMIT_AS is not enforced on macOS; the wall clock still is
+            missing.append(key)  # e.g. RLIMIT_AS on macOS; the grader reports it
 
 
-def student_frames(error: BaseException, filename: str) -> list[dict[str, Any]]:
-    """The traceback entries inside the submission file only, newest last, repeats collapsed."""
-    frames: list[dict[str, Any]] = []
-    tb = error.__traceback__
-    while tb is not None:
-        code, line = tb.tb_frame.f_code, tb.tb_lineno
-        tb = tb.tb_next
-        if code.co_filename != filename:
-            continue
-        text = SOURCE_LINES[line - 1].strip() if 0 < line <= len(SOURCE_LINES) else ""
-        frame = {"line": line, "function": code.co_name, "code": text[:200]}
-        if frames and {k: frames[-1][k] for k in frame} == frame:
-            frames[-1]["repeats"] = frames[-1].get("repeats", 1) + 1
-        else:
-            frames.append(frame)
-    if isinstance(error, SyntaxError) and error.filename == filename:
-        frames.append(
-            {
-                "line": error.lineno or 0,
-                "function": "<module>",
-                "code": (error.text or "").rstrip()[:200],
-                "column": error.offset or 0,
-            }
-        )
-    return frames[-MAX_FRAMES:]
-
-
-def describe_error(error: BaseException, filename: str) -> dict[str, Any]:
-    """Plain facts about an exception raised by student code."""
+def install_seccomp(program: bytes, applied: list[str], missing: list[str]) -> None:
+    """Load the grader's seccomp filter (the same bytes bubblewrap's ``--seccomp`` takes)."""
     try:
-        message = str(error)
-    except _BaseException:
-        message = "?"
-    return {
-        "type": _type(error).__name__,
-        "message": message[:500],
-        "frames": student_frames(error, filename),
-    }
+        ctypes, c = libc()
+
+        fields = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]  # struct sock_fprog
+        prog = type("sock_fprog", (ctypes.Structure,), {"_fields_": fields})(len(program) // 8, program)
+        if c.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            raise OSError(ctypes.get_errno(), "no_new_privs")
+        if c.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+            raise OSError(ctypes.get_errno(), "seccomp")
+        applied.append("seccomp")
+    except (OSError, AttributeError, ImportError):
+        missing.append("seccomp")
 
 
-def describe_functions(module: Any) -> dict[str, Any]:
-    """Every function the submission defines at top level, with what its signature accepts.
+# -- the guard: an audit hook that refuses introspection while student code runs ---------
 
-    Read from each function's code object (``inspect.signature`` would cost more to import
-    than everything else); other callables, such as classes, accept anything as far as the
-    grader can tell.
+
+def make_guard(
+    trusted: list[bool],
+    attempts: list[dict[str, str]],
+    stdlib: str,
+    library: tuple[str, ...],
+    set_signal: Any,
+) -> Any:
+    """The audit hook. ``trusted[0]`` is True only while the harness itself needs a frame.
+
+    ``library`` lists the ``/proc/self/fd/N/`` folders the interpreter imports from (see
+    :func:`keep_python_readable`): the only part of ``/proc`` student code may open.
+    ``marshal.loads`` is allowed only to the import system (which reads ``.pyc`` files with
+    it): a code object built from bytes could read the interpreter's memory.
+
+    It never calls anything a submission could have replaced: every argument it looks
+    at is checked for its exact type first.
     """
-    found: dict[str, Any] = {}
-    for name, value in list(vars(module).items()):
-        if not callable(value) or name.startswith("__"):
-            continue
-        code = getattr(value, "__code__", None)
-        if _type(value) is not types.FunctionType or _type(code) is not types.CodeType:
-            found[name] = {"params": [], "min": 0, "max": None, "is_function": False}
-            continue
-        positional = list(code.co_varnames[: code.co_argcount])
-        defaults = value.__defaults__ or ()
-        variadic = bool(code.co_flags & 0x04)  # CO_VARARGS
-        found[name] = {
-            "params": positional,
-            "min": len(positional) - len(defaults),
-            "max": None if variadic else len(positional),
-            "is_function": True,
-        }
-    return found
+    inside = [False]
+    refused_events = REFUSED_EVENTS
+    forbidden = FORBIDDEN_MODULES
+    frame_attributes = FRAME_ATTRIBUTES
+    quiet = QUIET_FRAME_USERS
+    getframe = sys._getframe
+    str_ = str
+    bytes_ = bytes
+    tuple_ = tuple
+    list_ = list
+    int_ = int
+    index = int.__index__
+    len_ = len
+
+    def note(event: str, detail: str) -> None:
+        entry = {"event": event, "detail": detail}
+        if len_(attempts) < MAX_ATTEMPTS and entry not in attempts:
+            attempts.append(entry)
+
+    def quiet_caller() -> bool:
+        # The standard library's own polite askers (they catch the ValueError).
+        inside[0] = True
+        try:
+            frame = getframe(2)
+            code = frame.f_code
+            filename = code.co_filename
+            from_stdlib = filename.startswith(stdlib) or any(filename.startswith(f) for f in library)
+            return from_stdlib and code.co_name in quiet
+        except ValueError:
+            return False
+        finally:
+            inside[0] = False
+
+    def caller_file() -> str:
+        inside[0] = True
+        try:
+            return str(getframe(2).f_code.co_filename)
+        except ValueError:
+            return ""
+        finally:
+            inside[0] = False
+
+    def guard(event: str, args: tuple[Any, ...]) -> None:
+        if trusted[0] or inside[0]:
+            return
+        if event == "menace.refused":
+            name = args[0] if type(args) is tuple_ and args else None
+            note("refused", name if type(name) is str_ else "")
+            return
+        if event == "menace.signal":
+            if type(args) is tuple_ and len_(args) == 3 and type(args[2]) is list_:
+                number, handler, box = args
+                if isinstance(number, int_) and isinstance(handler, int_):
+                    number, handler = index(number), index(handler)  # int's own, not an override
+                    if handler in (0, 1):  # SIG_DFL, SIG_IGN
+                        box.append(set_signal(number, handler))
+                        return
+            note("refused", "signal.signal")
+            return
+        if event == "marshal.loads" or event == "marshal.load":
+            if caller_file() != "<frozen importlib._bootstrap_external>":
+                note(event, "")
+                raise RuntimeError(f"{event} is not allowed while checking")
+            return
+        if event in refused_events:
+            if event == "sys._getframe":
+                if not quiet_caller():
+                    note(event, "frame")
+                raise ValueError("call stack is not deep enough")  # what CPython says past the top
+            note(event, "")
+            raise RuntimeError(f"{event} is not allowed while checking")
+        if event == "object.__getattr__":
+            if (
+                type(args) is tuple_
+                and len_(args) > 1
+                and type(args[1]) is str_
+                and args[1] in frame_attributes
+            ):
+                note(event, args[1])
+                raise AttributeError(f"{args[1]} is not available while checking")
+        elif event == "object.__setattr__" or event == "object.__delattr__":
+            if type(args) is tuple_ and len_(args) > 1 and type(args[1]) is str_ and args[1] == "__code__":
+                note(event, "__code__")
+                raise RuntimeError("changing a function's code is not allowed while checking")
+        elif event == "import":
+            name = args[0] if type(args) is tuple_ and args else None
+            if type(name) is str_ and (name in forbidden or name.split(".")[0] in forbidden):
+                note(event, name)
+                raise ImportError(f"No module named {name!r} while checking", name=name)
+        elif event == "open" or event == "os.listdir" or event == "os.scandir":
+            path = args[0] if type(args) is tuple_ and args else None
+            if type(path) is bytes_:
+                path = path.decode("utf-8", "replace")
+            if type(path) is str_ and (path.startswith("/proc") or "/proc/" in path):
+                if "/.." not in path and any(path.startswith(folder) for folder in library):
+                    return  # the interpreter's own library, reached through its open folder
+                note(event, "/proc")
+                raise PermissionError(13, "Permission denied", path)
+
+    return guard
 
 
-def send(replies: Any, message: dict[str, Any]) -> None:
-    try:
-        replies.write(wire.dumps(message))
-    except (ValueError, TypeError, RecursionError):
-        replies.write(
-            wire.dumps(
+# -- the server: everything it uses is captured before student code loads ------------------
+
+
+def make_server(
+    path: str,
+    source: str,
+    requests: Any,
+    replies: Any,
+    line_buffer: list[bytes],
+    codec: dict[str, Any],
+    settings: dict[str, Any],
+    trusted: list[bool],
+    attempts: list[dict[str, str]],
+) -> Any:
+    """Build the closure that loads the submission and answers calls until the pipe closes.
+
+    Every name it uses is a local of this function, captured now: patching a module, a
+    builtin or this harness's globals afterwards changes nothing it does.
+    """
+    import gc
+    import types
+
+    # The codec's grader-side half (decoding, and its classes) is dropped, so that no class
+    # of the codec is left for object.__subclasses__() to lead to its namespace.
+    encode, dumps, unpack = codec["encode"], codec["dumps"], codec["unpack"]
+    for name in ("Opaque", "WireError", "decode", "_items", "loads", "_no_constant", "pack"):
+        codec.pop(name, None)
+    gc.collect()
+
+    gc_disable, gc_enable = gc.disable, gc.enable
+    tb_of = BaseException.__dict__["__traceback__"].__get__
+    code_of = types.FunctionType.__dict__["__code__"].__get__
+    defaults_of = types.FunctionType.__dict__["__defaults__"].__get__
+    module_dict: Any = vars(types.ModuleType)["__dict__"].__get__
+    function_type, code_type, module_type = types.FunctionType, types.CodeType, types.ModuleType
+    real_builtins = builtins
+    sys_ = sys
+    modules = sys.modules
+    reply_write = replies.write
+    source_lines = source.splitlines()
+    output = CappedOutput(int(settings.get("print_limit", 4096)))
+    base_exception = BaseException
+    syntax_error = SyntaxError
+    exact_str, exact_int, exact_list = str, int, list
+    dict_get, dict_items = dict.get, dict.items
+    next_line = read_line
+
+    def take_printed() -> dict[str, Any]:
+        parts, dropped = output.parts, output.dropped
+        text = "".join([p for p in parts if type(p) is exact_str]) if type(parts) is exact_list else ""
+        output.parts, output.kept, output.dropped = [], 0, 0
+        return {"text": text, "dropped": dropped if type(dropped) is exact_int and dropped >= 0 else 0}
+
+    def student_frames(error: BaseException) -> list[dict[str, Any]]:
+        """The traceback entries inside the submission file only, newest last, repeats collapsed."""
+        found = []
+        tb = tb_of(error)
+        trusted[0] = True  # the harness reads tb_frame itself; nothing of the student's runs here
+        try:
+            while tb is not None:
+                code = tb.tb_frame.f_code
+                found.append((code.co_filename, code.co_name, tb.tb_lineno))
+                tb = tb.tb_next
+        finally:
+            trusted[0] = False
+        frames: list[dict[str, Any]] = []
+        for filename, function, line in found:
+            if filename != path or type(line) is not exact_int:
+                continue
+            text = source_lines[line - 1].strip() if 0 < line <= len(source_lines) else ""
+            frame = {"line": line, "function": exact_str(function)[:200], "code": text[:200]}
+            if frames and {k: frames[-1][k] for k in frame} == frame:
+                frames[-1]["repeats"] = frames[-1].get("repeats", 1) + 1
+            else:
+                frames.append(frame)
+        if type(error) is syntax_error and error.filename == path:
+            frames.append(
                 {
-                    "id": message.get("id"),
-                    "nonce": message.get("nonce"),
-                    "ok": False,
-                    "error": {
-                        "type": "UnsendableResult",
-                        "message": "the result could not be sent",
-                        "frames": [],
-                    },
+                    "line": error.lineno if type(error.lineno) is exact_int else 0,
+                    "function": "<module>",
+                    "code": (error.text if type(error.text) is exact_str else "").rstrip()[:200],
+                    "column": error.offset if type(error.offset) is exact_int else 0,
                 }
             )
-        )
+        return frames[-MAX_FRAMES:]
 
+    def describe_error(error: BaseException) -> dict[str, Any]:
+        """Plain facts about an exception raised by student code."""
+        frames = student_frames(error)
+        try:
+            kind = type(error).__name__
+            kind = kind if type(kind) is exact_str else "Exception"
+        except base_exception:
+            kind = "Exception"
+        try:
+            message = str(error)
+            message = message if type(message) is exact_str else "?"
+        except base_exception:
+            message = "?"
+        return {"type": kind[:200], "message": message[:500], "frames": frames}
 
-def load_submission(path: str, output: CappedOutput) -> tuple[Any, dict[str, Any]]:
-    """Import the student's file; return the module (or None) and the ready message."""
-    sys.stdout = output
-    module = types.ModuleType("submission")
-    module.__file__ = path
-    sys.modules["submission"] = module
-    try:
-        with open(path, encoding="utf-8") as file:
-            source = file.read()
-        SOURCE_LINES[:] = source.splitlines()
-        exec(compile(source, path, "exec"), module.__dict__)
-    except _BaseException as error:  # SystemExit, EOFError from input(), MemoryError, ...
-        return None, {
-            "ready": False,
-            "error": describe_error(error, path),
-            "printed": output.take(),
-        }
-    return module, {
-        "ready": True,
-        "functions": describe_functions(module),
-        "printed": output.take(),
-    }
+    def describe_functions(module: Any) -> dict[str, Any]:
+        """Every function the submission defines at top level, with what its signature accepts."""
+        found: dict[str, Any] = {}
+        for name, value in list(dict_items(module_dict(module)))[:10_000]:
+            if type(name) is not exact_str or name.startswith("__") or not callable(value):
+                continue
+            if type(value) is not function_type:
+                found[name] = {"params": [], "min": 0, "max": None, "is_function": False}
+                continue
+            code, defaults = code_of(value), defaults_of(value) or ()
+            if type(code) is not code_type:
+                continue
+            positional = [exact_str(p)[:100] for p in code.co_varnames[: code.co_argcount]][:255]
+            found[name] = {
+                "params": positional,
+                "min": max(0, len(positional) - len(defaults)),
+                "max": None if code.co_flags & 0x04 else len(positional),  # CO_VARARGS
+                "is_function": True,
+            }
+        return found
 
+    reported = [0]
 
-def answer(module: Any, request: dict[str, Any], path: str, output: CappedOutput) -> dict[str, Any]:
-    """Make one call and describe what happened."""
-    call_id = request.get("id")
-    function = getattr(module, str(request.get("fn")), None)
-    if function is None or not callable(function):
+    def send(message: dict[str, Any]) -> None:
+        message["integrity"] = attempts[reported[0] :]  # what is new since the last message
+        reported[0] = len(attempts)
+        try:
+            reply_write(dumps(message))
+        except (ValueError, TypeError, RecursionError, MemoryError):
+            error = {"type": "UnsendableResult", "message": "the result could not be sent", "frames": []}
+            reply_write(
+                dumps({"id": message.get("id"), "nonce": message.get("nonce"), "ok": False, "error": error})
+            )
+
+    def load(ready_nonce: str, sandbox: dict[str, Any]) -> Any:
+        module = module_type("submission")
+        namespace = module_dict(module)
+        namespace["__file__"] = path
+        namespace["__builtins__"] = real_builtins  # the student's world, not the harness's copy
+        modules["submission"] = module
+        sys_.stdout = output
+        try:
+            code = compile(source, path, "exec")
+            gc_enable()
+            try:
+                exec(code, namespace)
+            finally:
+                gc_disable()
+        except base_exception as error:  # SystemExit, EOFError from input(), MemoryError, ...
+            error_facts = describe_error(error)
+            send(
+                {
+                    "nonce": ready_nonce,
+                    "ready": False,
+                    "error": error_facts,
+                    "printed": take_printed(),
+                    "sandbox": sandbox,
+                }
+            )
+            return None
+        random = modules.get("random")
+        if type(random) is module_type and random.__name__ == "random":
+            try:  # the same file gives the same answers every run, even with random unseeded
+                random.seed(0)
+            except base_exception:
+                pass
+        functions = describe_functions(module)
+        ready = {"nonce": ready_nonce, "ready": True, "functions": functions, "printed": take_printed()}
+        ready["sandbox"] = sandbox
+        send(ready)
+        return namespace
+
+    def answer(namespace: dict[str, Any], request: dict[str, Any], nonce: str) -> dict[str, Any]:
+        call_id = request.get("id")
+        name = request.get("fn")
+        function = dict_get(namespace, name) if type(name) is exact_str else None
+        if function is None or not callable(function):
+            error = {"type": "MissingFunction", "message": "", "frames": []}
+            return {"id": call_id, "nonce": nonce, "ok": False, "error": error}
+        args = request.get("args")
+        args = args if type(args) is exact_list else []
+        sys_.stdout = output
+        gc_enable()
+        try:
+            result = function(*args)
+        except base_exception as error:
+            gc_disable()
+            return {
+                "id": call_id,
+                "nonce": nonce,
+                "ok": False,
+                "error": describe_error(error),
+                "printed": take_printed(),
+            }
+        gc_disable()  # first, before anything allocates: no finalizer may touch args now
+        try:
+            args_after = [encode(arg) for arg in args]
+            encoded = encode(result)  # may run the student's __repr__: args are already copied
+        except base_exception as error:  # e.g. RecursionError on a self-containing list
+            return {
+                "id": call_id,
+                "nonce": nonce,
+                "ok": False,
+                "error": describe_error(error),
+                "printed": take_printed(),
+            }
         return {
             "id": call_id,
-            "ok": False,
-            "error": {"type": "MissingFunction", "message": "", "frames": []},
+            "nonce": nonce,
+            "ok": True,
+            "result": encoded,
+            "args_after": args_after,
+            "printed": take_printed(),
         }
-    args = list(request.get("args", []))
-    sys.stdout = output
-    try:
-        result = function(*args)
-    except _BaseException as error:
-        return {
-            "id": call_id,
-            "ok": False,
-            "error": describe_error(error, path),
-            "printed": output.take(),
-        }
-    finally:
-        sys.stdout = output
-    try:
-        encoded = wire.encode(result)
-        args_after = [wire.encode(arg) for arg in args]
-    except _BaseException as error:  # e.g. RecursionError on a self-containing list
-        return {
-            "id": call_id,
-            "ok": False,
-            "error": describe_error(error, path),
-            "printed": output.take(),
-        }
-    return {
-        "id": call_id,
-        "ok": True,
-        "result": encoded,
-        "args_after": args_after,
-        "printed": output.take(),
-    }
 
-
-class Requests:
-    """The request pipe, one packed line at a time."""
-
-    def __init__(self, pipe: Any) -> None:
-        self.pipe = pipe
-        self.buffer = b""
-
-    def next(self) -> Any:
-        """The next request, or None when the grader closed the pipe (or sent too much)."""
-        while b"\n" not in self.buffer:
-            chunk = self.pipe.read(65536)
-            if not chunk or len(self.buffer) > MAX_REQUEST:
-                return None
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return wire.unpack(line)
-
-
-def serve(requests: Requests, replies: Any, module: Any, path: str, output: CappedOutput) -> None:
-    """Answer requests until the grader closes the pipe."""
-    while True:
-        request = requests.next()
-        if request is None:
+    def serve(ready_nonce: str, sandbox: dict[str, Any]) -> None:
+        gc_disable()
+        namespace = load(ready_nonce, sandbox)
+        if namespace is None:
             return
-        nonce = request.pop("nonce", "")
-        reply = answer(module, request, path, output)
-        reply["nonce"] = nonce
-        send(replies, reply)
+        while True:
+            line = next_line(requests, line_buffer)
+            if line is None:
+                return
+            trusted[0] = True  # marshal.loads of the grader's own request: no student code runs
+            try:
+                request = unpack(line)
+            finally:
+                trusted[0] = False
+            nonce = request.pop("nonce", "")
+            send(answer(namespace, request, nonce))
+
+    return serve
 
 
 def main() -> None:
     path, request_fd, reply_fd, packed_settings = sys.argv[1:5]
-    settings = wire.unpack(packed_settings.encode())
-    request_pipe, replies = isolate_fds(int(request_fd), int(reply_fd))
-    requests = Requests(request_pipe)
-    hello = requests.next()
-    if settings.get("drop_to_uid") is not None:
-        drop_privileges(int(settings["drop_to_uid"]))
-    set_limits(settings.get("limits", {}))
-    output = CappedOutput(int(settings.get("print_limit", 4096)))
-    module, ready = load_submission(path, output)
-    if "random" in sys.modules:
-        # The same file gives the same answers every run, even if it uses random unseeded.
-        sys.modules["random"].seed(0)
-    ready["nonce"] = hello["nonce"]
-    send(replies, ready)
-    if module is not None:
-        serve(requests, replies, module, path, output)
+    requests, replies = isolate_fds(int(request_fd), int(reply_fd))
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [entry for entry in sys.path if entry != here]  # no `import harness`
+    # The codec, compiled by the grader, runs from a namespace of its own, never imported.
+    import marshal
+
+    with open(os.path.join(here, "wire.pyc"), "rb") as file:
+        wire_code = marshal.loads(file.read()[16:])
+    codec: dict[str, Any] = {"__builtins__": __builtins__, "__name__": "menace_child_codec"}
+    exec(wire_code, codec)
+    buffer = [b""]
+    hello = read_line(requests, buffer)
+    ready_nonce = codec["unpack"](hello).get("nonce", "") if hello is not None else ""
+    try:
+        serve, confinement = confine(path, codec, packed_settings, requests, replies, buffer)
+    except Exception as error:
+        # Reported as the sandbox's failure: the grader gives a grader error, never a zero.
+        message = {"nonce": ready_nonce, "setup_error": f"{type(error).__name__}: {error}"[:500]}
+        replies.write(codec["dumps"](message))
+        return
+    del codec, wire_code
+    serve(ready_nonce, confinement)
+
+
+def confine(
+    path: str, codec: dict[str, Any], packed_settings: str, requests: Any, replies: Any, buffer: list[bytes]
+) -> tuple[Any, dict[str, Any]]:
+    """Everything between the grader's first message and the first line of student code.
+
+    Returns the server (see :func:`make_server`) and what was applied, for the ready message.
+    """
+    settings = codec["unpack"](packed_settings.encode())
+    applied: list[str] = []
+    missing: list[str] = []
+    with open(path, encoding="utf-8") as file:  # read while the harness may still read it
+        source = file.read()
+    if settings.get("own_ipc"):
+        own_ipc_namespace(applied, missing)
+    uid = settings.get("drop_to_uid")
+    if uid is not None:
+        drop_privileges(int(uid), bool(settings.get("keep_python")))
+    set_limits(settings.get("limits", {}), applied, missing)
+    program = settings.get("seccomp")
+    if program:
+        install_seccomp(bytes.fromhex(program), applied, missing)
+    trusted = [True]
+    attempts: list[dict[str, str]] = []
+    stdlib = os.path.dirname(os.__file__)
+    serve = make_server(path, source, requests, replies, buffer, codec, settings, trusted, attempts)
+    # Nothing of the harness stays where student code can look it up.
+    for name in ("__main__", "wire", "ctypes", "_ctypes", "resource"):
+        sys.modules.pop(name, None)
+    sys.modules["__main__"] = type(sys)("__main__")
+    set_signal = disarm(sys.modules)
+    library = tuple(entry + "/" for entry in sys.path if entry.startswith("/proc/self/fd/"))
+    sys.addaudithook(make_guard(trusted, attempts, stdlib, library, set_signal))
+    trusted[0] = False
+    return serve, {"uid": os.getuid(), "applied": applied, "missing": missing}
 
 
 if __name__ == "__main__":

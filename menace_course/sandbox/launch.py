@@ -41,6 +41,8 @@ class LaunchPlan:
     pass_fds: tuple[int, ...] = field(default=())
     #: fds made for the child only (e.g. the seccomp program's pipe): close once it started
     close_after_start: tuple[int, ...] = field(default=())
+    #: what the launcher itself confines the child with (the harness adds its own part)
+    confinement: tuple[str, ...] = field(default=())
 
 
 @functools.cache
@@ -60,8 +62,15 @@ def bwrap_works() -> bool:
 
 
 def choose_kind(requested: str) -> SandboxKind:
-    """Resolve ``auto``/``bwrap``/``process`` to the sandbox that will actually run."""
+    """Resolve ``auto``/``bwrap``/``process`` to the sandbox that will actually run.
+
+    Raises:
+        SandboxUnavailable: the sandbox asked for cannot run here (exit 2, with how to fix it).
+    """
     if requested == "process":
+        refusal = process_refusal()
+        if refusal:
+            raise SandboxUnavailable(refusal)
         return "process"
     if bwrap_works():
         return "bwrap"
@@ -70,6 +79,9 @@ def choose_kind(requested: str) -> SandboxKind:
             "bubblewrap (bwrap) cannot run here: install it (apt-get install bubblewrap) "
             "or allow unprivileged user namespaces, or use --sandbox process"
         )
+    refusal = process_refusal()
+    if refusal:
+        raise SandboxUnavailable(f"bubblewrap cannot run here, and {refusal}")
     return "process"
 
 
@@ -119,6 +131,23 @@ def _world_readable_python() -> bool:
     return True
 
 
+def process_refusal() -> str:
+    """Why the process sandbox cannot run here without running student code as root ("" if it can).
+
+    As root the harness always drops to nobody before any student code runs. Nobody must
+    then still be able to import from the interpreter's library: either every folder
+    above it lets anyone in, or ``/proc/self/fd`` lets the harness keep the folders it
+    opened while it was root (Linux).
+    """
+    if os.geteuid() != 0 or _world_readable_python() or Path("/proc/self/fd").is_dir():
+        return ""
+    return (
+        f"--sandbox process would run students' code as root: the unprivileged user cannot "
+        f"read this Python ({child_python()}). Install Python where every user can read it "
+        "(e.g. /usr or /opt), run menace as an ordinary user, or use --sandbox bwrap"
+    )
+
+
 def _parents_needing_dirs(path: Path) -> list[Path]:
     # bubblewrap copies the mode of a parent it creates (e.g. /root is 0700), which would
     # stop the unprivileged child; create each parent first with mode 0755.
@@ -135,20 +164,20 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
     settings: dict[str, object] = {
         "limits": limits.rlimits(),
         "print_limit": limits.print_chars,
-        # As root, the child always becomes nobody under bubblewrap; as a plain process it
-        # can only when nobody may read the interpreter (not, e.g., a Python under /root).
-        "drop_to_uid": NOBODY if as_root and (kind == "bwrap" or _world_readable_python()) else None,
+        # As root, student code never runs as root: the harness drops to nobody first.
+        "drop_to_uid": NOBODY if as_root else None,
     }
     python = str(child_python())
     if kind == "process":
-        argv = [
-            python,
-            "-I",
-            "-S",
-            "-B",
-            str(workdir / "harness.pyc"),
-            str(workdir / "submission.py"),
-        ]
+        refusal = process_refusal()
+        if refusal:
+            raise SandboxUnavailable(refusal)
+        # Without bubblewrap the harness confines itself: its own IPC namespace (root
+        # only), the seccomp filter, and a way to keep reading a Python nobody cannot open.
+        settings["own_ipc"] = as_root
+        settings["keep_python"] = as_root and not _world_readable_python()
+        settings["seccomp"] = seccomp.program().hex() if seccomp.supported() else None
+        argv = [python, "-I", "-S", "-B", str(workdir / "harness.pyc"), str(workdir / "submission.py")]
         argv += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
         env = {
             "PATH": "/usr/bin:/bin",
@@ -200,6 +229,9 @@ def bwrap_plan(
     argv += ["--setenv", "HOME", "/tmp", "--setenv", "PYTHONHASHSEED", "0"]
     argv += ["--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib"]
     argv += ["--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--dev", "/dev"]
+    # /dev is a tmpfs as large as the host's memory, and (without root) the sandbox's user
+    # owns it: files in /dev or /dev/shm would hold memory no limit counts. Devices still work.
+    argv += ["--remount-ro", "/dev"]
     # /tmp first: a tmpfs mounted later would hide binds below it (e.g. a venv in /tmp).
     argv += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
     for root in _interpreter_roots():
@@ -219,7 +251,9 @@ def bwrap_plan(
     # but nothing of the grader's environment should be there to find in any case.
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
     extra = () if filter_fd is None else (filter_fd,)
-    return LaunchPlan([*argv, *command], env, "bwrap", workdir, (*fds, *extra), extra)
+    confinement: tuple[str, ...] = ("namespaces", "read-only filesystem", "no network", "ipc namespace")
+    confinement += ("seccomp",) if filter_fd is not None else ()
+    return LaunchPlan([*argv, *command], env, "bwrap", workdir, (*fds, *extra), extra, confinement)
 
 
 def _seccomp_pipe() -> int | None:

@@ -31,6 +31,7 @@ MAX_FUNCTIONS = 10_000
 MAX_PARAMS = 255
 MAX_FINDINGS = 20
 MAX_LINE = 10_000_000
+MAX_PRINTED = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,20 @@ class CallOutcome:
 
 
 @dataclass(frozen=True)
+class Confinement:
+    """What the harness says it did to itself before loading student code.
+
+    ``uid`` is the user student code runs as; ``applied`` and ``missing`` name the limits
+    (``memory``, ``cpu``, ``file_size``, ``open_files``, ``processes``, ``core``,
+    ``seccomp``, ``ipc namespace``) it could and could not apply on this machine.
+    """
+
+    uid: int = -1
+    applied: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class LoadOutcome:
     """What happened when the child imported the submission."""
 
@@ -91,10 +106,14 @@ class LoadOutcome:
     exception: StudentException | None = None
     exit_code: int | None = None
     attempts: tuple[Attempt, ...] = ()
+    confinement: Confinement | None = None
 
 
 class SandboxFailure(Exception):
-    """The sandbox could not start the harness at all: a problem of this machine, not the file."""
+    """The sandbox could not confine the harness: a problem of this machine, not of the file.
+
+    For example bubblewrap could not start, or dropping to the unprivileged user failed.
+    """
 
 
 class ProtocolError(Exception):
@@ -157,7 +176,7 @@ def printed_from(data: Any) -> Printed:
     record = _dict(data, "printed")
     _only(record, frozenset({"text", "dropped"}), "printed")
     return Printed(
-        _text(record.get("text", ""), "printed text", MAX_TEXT * 4),
+        _text(record.get("text", ""), "printed text", MAX_PRINTED),
         _int(record.get("dropped", 0), "printed dropped", 0, 2**62),
     )
 
@@ -221,6 +240,19 @@ def attempts_from(data: Any) -> tuple[Attempt, ...]:
     return tuple(found)
 
 
+def confinement_from(data: Any) -> Confinement | None:
+    """The harness's account of the limits it applied (None from an older harness)."""
+    if data is None:
+        return None
+    raw = _dict(data, "sandbox")
+    _only(raw, frozenset({"uid", "applied", "missing"}), "sandbox")
+    return Confinement(
+        uid=_int(raw.get("uid", -1), "uid", -1, 2**32),
+        applied=tuple(_text(n, "limit", MAX_NAME) for n in _list(raw.get("applied", []), "applied", 20)),
+        missing=tuple(_text(n, "limit", MAX_NAME) for n in _list(raw.get("missing", []), "missing", 20)),
+    )
+
+
 def _decoded(data: Any) -> Any:
     try:
         return wire.decode(data)
@@ -230,7 +262,9 @@ def _decoded(data: Any) -> Any:
 
 # -- whole messages --------------------------------------------------------------------------
 
-_READY_FIELDS = frozenset({"nonce", "ready", "functions", "printed", "error", "integrity"})
+_READY_FIELDS = frozenset(
+    {"nonce", "ready", "functions", "printed", "error", "integrity", "sandbox", "setup_error"}
+)
 _REPLY_FIELDS = frozenset({"nonce", "id", "ok", "result", "args_after", "printed", "error", "integrity"})
 
 
@@ -238,21 +272,30 @@ def read_ready(message: Any, nonce: str) -> LoadOutcome:
     """The child's first message: the submission loaded (its functions) or not (its error).
 
     Raises:
+        SandboxFailure: the harness could not confine itself (a fault of this machine).
         ForgedMessage: the nonce is wrong (student code wrote this message).
         ProtocolError: anything else is malformed.
     """
     data = _dict(message, "ready message")
     _check_nonce(data, nonce)
     _only(data, _READY_FIELDS, "ready message")
+    if "setup_error" in data:
+        # Only the harness knows the nonce, and it sends this before any student code runs.
+        raise SandboxFailure(_text(data["setup_error"], "setup error", MAX_TEXT))
     printed = printed_from(data.get("printed"))
     attempts = attempts_from(data.get("integrity"))
+    confinement = confinement_from(data.get("sandbox"))
     ready = data.get("ready")
     if ready is True:
         functions = functions_from(data.get("functions"))
-        return LoadOutcome("ready", functions=functions, printed=printed, attempts=attempts)
+        return LoadOutcome(
+            "ready", functions=functions, printed=printed, attempts=attempts, confinement=confinement
+        )
     if ready is False:
         error = exception_from(data.get("error"))
-        return LoadOutcome("raised", printed=printed, exception=error, attempts=attempts)
+        return LoadOutcome(
+            "raised", printed=printed, exception=error, attempts=attempts, confinement=confinement
+        )
     raise ProtocolError("ready message: no verdict")
 
 

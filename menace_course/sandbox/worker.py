@@ -45,6 +45,7 @@ from menace_course.sandbox.launch import HARNESS_DIR, plan_launch
 from menace_course.sandbox.outcomes import (
     Attempt,
     CallOutcome,
+    Confinement,
     ForgedMessage,
     LoadOutcome,
     ProtocolError,
@@ -104,6 +105,9 @@ class Worker:
         self.dead_functions: set[str] = set()
         self.attempts: list[Attempt] = []  #: what student code tried that the harness noticed
         self.forged = 0  #: messages that did not carry the nonce (written by student code)
+        #: what the harness says it applied to itself (uid, limits), once it has loaded
+        self.confinement: Confinement | None = None
+        self._launched_with: tuple[str, ...] = ()
         self.starts = 0
         self._crashes: dict[str, int] = {}
         self._broken = False  #: a restarted child did not load: no more calls
@@ -214,6 +218,7 @@ class Worker:
         reply_read, reply_write = os.pipe()
         self._channel = Channel(request_write, reply_read, self.limits.reply_bytes)
         plan = plan_launch(self.kind, self._workdir, self.limits, (request_read, reply_write))
+        self._launched_with = plan.confinement
         try:
             self._process = subprocess.Popen(
                 plan.argv,
@@ -250,29 +255,43 @@ class Worker:
             self._kill()
             return LoadOutcome("timeout")
         except _BROKEN as problem:
-            if isinstance(problem, ForgedMessage):
-                self._forged()
+            self._note_forgery(problem)
             code = self._kill(grace=0.2)
             complaint = self._sandbox_complaint()
             if complaint:
                 raise SandboxFailure(complaint) from None
             return LoadOutcome("crashed", exit_code=code)
         self.attempts.extend(outcome.attempts)
+        if outcome.confinement is not None:
+            own = outcome.confinement
+            self.confinement = Confinement(own.uid, (*self._launched_with, *own.applied), own.missing)
         if outcome.status != "ready":
             self._kill()
         return outcome
 
-    def _forged(self) -> None:
+    def _note_forgery(self, problem: Exception) -> None:
+        """A whole line the harness did not write: student code wrote to the reply pipe.
+
+        The harness writes only well-formed messages carrying the nonce, so a complete line
+        that is unreadable, malformed or without the nonce is a forgery. A pipe closed
+        mid-message (a crash) or a reply over the size cap (a huge result) is not.
+        """
+        if isinstance(problem, ChannelClosed | ReplyTooLarge):
+            return
         self.forged += 1
-        self.attempts.append(Attempt("forged message", "a message without the grader's nonce"))
+        detail = "without the nonce" if isinstance(problem, ForgedMessage) else "malformed"
+        self.attempts.append(Attempt("forged message", detail))
 
     def _sandbox_complaint(self) -> str:
-        """What the sandbox itself printed before the harness took over (empty if nothing)."""
+        """What the sandbox itself printed before the harness took over (empty if nothing).
+
+        The harness points fd 2 at /dev/null before anything else, so whatever is here
+        came from bubblewrap or from Python failing to start: never from student code.
+        """
         if self._errors is None:
             return ""
         self._errors.seek(0)
-        text = self._errors.read(4000).decode("utf-8", "replace").strip()
-        return text if text.startswith("bwrap:") or "Traceback" in text or "Fatal Python" in text else ""
+        return str(self._errors.read(4000).decode("utf-8", "replace").strip())
 
     def close(self) -> None:
         """Kill the child and everything it started; remove the scratch folder."""
@@ -369,8 +388,7 @@ class Worker:
             self.dead_functions.add(function)
             return CallOutcome("timeout" if seconds >= self.limits.call_seconds else "budget")
         except _BROKEN as problem:
-            if isinstance(problem, ForgedMessage):
-                self._forged()
+            self._note_forgery(problem)
             code = self._kill(grace=0.2)
             self._count_crash(function)
             return CallOutcome("crashed", exit_code=code)

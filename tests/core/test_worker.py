@@ -237,3 +237,189 @@ def f():
         first, second, third = (worker.call("f", []) for _ in range(3))
     assert (first.status, second.status, third.status) == ("crashed", "timeout", "dead")
     assert second.seconds >= 1.0 and worker.spent >= 1.0 + first.seconds
+
+
+# -- the harness guards itself while student code runs (issue 8 item 4) ----------------------
+
+INTROSPECTION = """
+import builtins, sys, traceback
+def frames():
+    found = []
+    try:
+        sys._getframe(1)
+        found.append("getframe")
+    except ValueError:
+        pass
+    try:
+        1 / 0
+    except ZeroDivisionError as error:
+        try:
+            error.__traceback__.tb_frame
+            found.append("tb_frame")
+        except AttributeError:
+            pass
+    def gen():
+        yield 1
+    try:
+        gen().gi_frame
+        found.append("gi_frame")
+    except AttributeError:
+        pass
+    return found
+def harness_in_reach():
+    import __main__
+    names = [c.__name__ for c in object.__subclasses__()]
+    return [sorted(n for n in vars(__main__) if not n.startswith("__")),
+            sorted(m for m in sys.modules if m in ("wire", "harness", "ctypes")),
+            [n for n in names if n in ("Opaque", "WireError")]]
+def patch_builtins_then_change(beads):
+    builtins.len = lambda x: 0
+    builtins.isinstance = lambda a, b: True
+    builtins.list = tuple
+    beads.append(99)
+    return None
+class Undo:
+    def __init__(self, beads):
+        self.beads, self.me = beads, self  # a cycle: only the garbage collector frees it
+    def __del__(self):
+        self.beads.pop()  # put the argument back as it was, too late
+def undo_in_a_finalizer(beads):
+    beads.append(99)
+    Undo(beads)
+    return None
+def hooks():
+    refused = []
+    try:
+        sys.settrace(lambda *a: None)
+    except RuntimeError:
+        refused.append("settrace")
+    heard = []
+    sys.addaudithook(lambda event, args: heard.append(event))  # refused without a word, as CPython does
+    open("/dev/null").close()
+    if not heard:
+        refused.append("addaudithook")
+    try:
+        import ctypes
+    except ImportError:
+        refused.append("ctypes")
+    return refused
+"""
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_student_code_cannot_reach_any_frame_and_each_try_is_recorded(kind):
+    with started(kind, INTROSPECTION) as worker:
+        outcome = worker.call("frames", [])
+    assert outcome.result == []
+    assert {a.event for a in outcome.attempts} >= {"sys._getframe", "object.__getattr__"}
+    assert {a.detail for a in outcome.attempts} >= {"tb_frame", "gi_frame"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_nothing_of_the_harness_is_in_reach_of_student_code(kind):
+    with started(kind, INTROSPECTION) as worker:
+        main_names, modules, classes = worker.call("harness_in_reach", []).result
+    assert (main_names, modules, classes) == ([], [], [])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_patched_builtins_do_not_change_what_the_harness_reports(kind):
+    with started(kind, INTROSPECTION) as worker:
+        outcome = worker.call("patch_builtins_then_change", [[4, 4]])
+    assert outcome.status == "returned" and outcome.args_after == ([4, 4, 99],)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_finalizer_cannot_put_the_arguments_back_before_they_are_copied(kind):
+    with started(kind, INTROSPECTION) as worker:
+        outcome = worker.call("undo_in_a_finalizer", [[4, 4]])
+    assert outcome.args_after == ([4, 4, 99],)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tracing_audit_hooks_and_ctypes_are_refused_and_recorded(kind):
+    with started(kind, INTROSPECTION) as worker:
+        outcome = worker.call("hooks", [])
+    assert outcome.result == ["settrace", "addaudithook", "ctypes"]
+    assert {a.event for a in outcome.attempts} >= {"sys.settrace", "sys.addaudithook", "import"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_signal_handlers_are_refused_but_ignoring_a_signal_works(kind):
+    source = """
+import signal, subprocess
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+def handler():
+    try:
+        signal.signal(signal.SIGALRM, lambda number, frame: frame)
+    except RuntimeError:
+        return signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+"""
+    with started(kind, source) as worker:
+        outcome = worker.call("handler", [])
+    assert outcome.result is True
+    assert [(a.event, a.detail) for a in outcome.attempts] == [("refused", "signal.signal")]
+
+
+# -- the sandbox's own failures (issue 8 item 11) and what it applied --------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_harness_reports_what_it_applied_and_runs_student_code_unprivileged(kind):
+    import os
+
+    with started(kind, "import os\ndef me():\n    return os.getuid()\n") as worker:
+        uid = worker.call("me", []).result
+    confinement = worker.confinement
+    assert confinement is not None and confinement.uid == uid
+    assert {"memory", "cpu", "processes", "seccomp"} <= set(confinement.applied)
+    if os.geteuid() == 0:
+        assert uid == 65534  # never root, in either sandbox
+    if kind == "bwrap":
+        assert {"namespaces", "no network", "ipc namespace"} <= set(confinement.applied)
+
+
+@pytest.mark.bwrap
+def test_a_sandbox_that_cannot_drop_privileges_is_the_graders_failure(monkeypatch):
+    # The bwrap probe passes, but dropping to uid 65534 fails (here: no CAP_SETUID).
+    import os
+
+    from menace_course.sandbox import launch
+    from menace_course.sandbox.outcomes import SandboxFailure
+
+    if os.geteuid() != 0:
+        pytest.skip("only a root-launched sandbox drops privileges itself")
+    real = launch.bwrap_plan
+
+    def without_setuid(*args, **kwargs):
+        plan = real(*args, **kwargs)
+        argv = list(plan.argv)
+        index = argv.index("CAP_SETUID")
+        del argv[index - 1 : index + 1]
+        return launch.LaunchPlan(
+            argv, plan.env, plan.kind, plan.workdir, plan.pass_fds, plan.close_after_start
+        )
+
+    monkeypatch.setattr(launch, "bwrap_plan", without_setuid)
+    with (
+        Worker("def f():\n    return 1\n", "bwrap", FAST) as worker,
+        pytest.raises(SandboxFailure) as failure,
+    ):
+        worker.load()
+    assert "PermissionError" in str(failure.value) or "Operation not permitted" in str(failure.value)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_limit_the_sandbox_cannot_apply_is_named_in_the_report_not_skipped(kind):
+    from pathlib import Path
+
+    from menace_course.catalog import load_challenge
+    from menace_course.checking.pipeline import open_submission
+    from menace_course.course import Course
+
+    challenge = load_challenge(Course(Path(__file__).resolve().parents[2]), "after_game")
+    impossible = Limits(open_files=2**40)  # more open files than any kernel allows
+    answer = ("after_game.py", b"def after_game(beads, square, result):\n    return beads\n")
+    with open_submission(answer, challenge, kind, limits=impossible) as opened:
+        notes = opened.unconfined()
+    assert notes and "open_files" in notes[0]
