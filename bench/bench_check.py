@@ -8,6 +8,10 @@ needs about 3.2 s for one submission and ``otter run`` about 3.1 s: see the rese
 
 The first (cold) run generates and caches the hypothesis examples and compiled templates;
 it is reported on its own and left out of the median.
+
+It also measures what the sandbox's defences cost one check, side by side in the same
+run: a child started, loaded and called as a check calls it (the after_game suite makes
+about 150 calls), with and without the seccomp filter.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 ANSWER = REPO / "examples" / "after_game_student.py"
+#: About as many calls as the after_game suite makes on a correct answer.
+CALLS_PER_CHECK = 150
 
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
@@ -35,6 +41,37 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
             f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout.decode()}{done.stderr.decode()}"
         )
     return elapsed
+
+
+def one_child(kind: str, with_filter: bool) -> float:
+    """Seconds to start a sandboxed child, load the answer and make a check's worth of calls."""
+    sys.path.insert(0, str(REPO))
+    from menace_course.limits import Limits
+    from menace_course.sandbox import seccomp
+    from menace_course.sandbox.worker import Worker
+
+    real = seccomp.supported
+    if not with_filter:
+        seccomp.supported = lambda name=None: False  # type: ignore[assignment]
+    try:
+        started = time.perf_counter()
+        with Worker(ANSWER.read_text(encoding="utf-8"), kind, Limits()) as worker:  # type: ignore[arg-type]
+            assert worker.load().status == "ready"
+            for square in range(CALLS_PER_CHECK):
+                worker.call("after_game", [[4] * 9, square % 9, "win"])
+        return time.perf_counter() - started
+    finally:
+        seccomp.supported = real  # type: ignore[assignment]
+
+
+def filter_cost(kind: str, runs: int) -> None:
+    pairs = [(one_child(kind, True), one_child(kind, False)) for _ in range(runs)]
+    with_filter = statistics.median(p[0] for p in pairs)
+    without = statistics.median(p[1] for p in pairs)
+    print(f"child start + load + {CALLS_PER_CHECK} calls, {kind}:")
+    print(f"  with the seccomp filter     median {with_filter * 1000:7.1f} ms")
+    print(f"  without it                  median {without * 1000:7.1f} ms")
+    print(f"  ratio with / without               {with_filter / without:7.2f} x")
 
 
 def main() -> None:
@@ -58,6 +95,8 @@ def main() -> None:
     print(f"ratio check / bare       {check_median / bare_median:7.1f} x")
     print(f"goal: median under 500 ms -> {'met' if check_median < 0.5 else 'NOT met'}")
     shutil.rmtree(cache, ignore_errors=True)
+    if args.sandbox in ("bwrap", "process"):
+        filter_cost(args.sandbox, args.runs)
 
 
 if __name__ == "__main__":

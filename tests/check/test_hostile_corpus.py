@@ -15,6 +15,7 @@ handed to it instead of to init, so leftovers can be found (and are killed after
 from __future__ import annotations
 
 import contextlib
+import csv
 import ctypes
 import json
 import os
@@ -263,7 +264,8 @@ def test_every_hostile_file_gets_a_verdict_in_valid_json_within_its_time_limit(a
         assert (run.code, report["passed"]) == (0, True)
     else:
         assert (run.code, report["passed"]) == (1, False)
-        assert report["score"] < report["max_score"]
+        # full marks only with a finding that makes it "needs review", never a pass
+        assert report["score"] < report["max_score"] or report["integrity"]
 
 
 def test_nothing_a_submission_started_is_left_running(aftermath):
@@ -503,10 +505,13 @@ def test_a_search_of_the_disk_finds_no_tests_and_no_reference(aftermath):
 
 
 def test_the_callers_frames_hold_no_expected_values(aftermath):
+    # The frames and the garbage collector are refused (an error), and the file needs review.
     run = run_of(aftermath, "inspects_frames")
     example = run.test("example_1")
-    assert example["outcome"] == "failed"
-    assert example["detail"]["got"] != example["detail"]["expected"]
+    assert example["outcome"] == "error" and example["detail"]["error_type"] == "RuntimeError"
+    assert "gc.get_objects" in example["detail"]["error_message"]
+    assert "walked the call stack while running" in sandbox_findings(run)
+    assert "walks the call stack (`sys._getframe`)" in code_findings(run)
 
 
 def test_forged_replies_on_every_file_descriptor_do_not_pass(aftermath):
@@ -538,3 +543,134 @@ def test_nothing_is_written_outside_the_sandbox(aftermath):
         assert not (place / ESCAPE_NAME).exists(), place / ESCAPE_NAME
     starter = (REPO / "challenges" / "after_game" / "starter.py").read_text(encoding="utf-8")
     assert MARKER not in starter
+
+
+# -- issue 8: the attacks that got through, tried again -------------------------------------
+
+
+def sandbox_findings(run: Run) -> list[str]:
+    return [f["what"] for f in run.report["integrity"] if f["source"] == "sandbox"]
+
+
+def code_findings(run: Run) -> list[str]:
+    return [f["what"] for f in run.report["integrity"] if f["source"] == "code"]
+
+
+def test_a_child_that_stops_reading_and_forges_replies_cannot_hang_the_grader(aftermath):
+    # F_SETPIPE_SZ + FIONREAD/tee peeking + replies with the right id: the first call never
+    # returns. The grader's writes have deadlines, and a reply without the nonce is refused.
+    run = run_of(aftermath, "hangs_the_grader")
+    assert run.code == 1  # it ended, with a verdict
+    assert not any(o == "passed" for o in run.outcomes())
+    assert run.test("example_1")["detail"]["problem"] == "crashed"
+    assert "wrote a message to the grader that the harness did not send" in sandbox_findings(run)
+    assert "walks the call stack (`sys._getframe`)" in code_findings(run)
+    assert "needs review" in run.text
+
+
+def test_shared_memory_cannot_hold_memory_past_the_cap(aftermath):
+    # The answer is right, but the shared memory never exists: ctypes is refused in the
+    # sandbox (and shmget is refused by the seccomp filter: tests/core/test_seccomp.py).
+    run = run_of(aftermath, "shm_over_memory_cap")
+    assert run.report["score"] == run.report["max_score"] and run.report["passed"] is False
+    assert "imported a module the sandbox refuses (`ctypes`)" in sandbox_findings(run)
+    assert "needs review" in run.text
+
+
+def test_a_keyring_note_never_reaches_the_next_sandbox(aftermath, tmp_path):
+    first = run_of(aftermath, "keyring_note")
+    again = Run(
+        "keyring_note",
+        "after_game",
+        *run_check(aftermath.workdir / "keyring_note.py", "after_game", tmp_path),
+    )
+    assert again.code == 1
+    for run in (first, again):
+        got = run.test("example_1")["detail"]["got"]
+        assert "menace-keyring-note" not in got, got
+        assert run.report["passed"] is False and run.report["integrity"]
+
+
+def test_a_forged_args_after_does_not_hide_a_changed_input(aftermath):
+    # Replacing the harness's answer through import __main__ finds an empty __main__.
+    run = run_of(aftermath, "forges_args_after")
+    changed = [t for t in run.report["tests"] if t["outcome"] != "passed"]
+    assert run.test("example_1")["detail"]["problem"] == "changed_input"
+    assert run.report["score"] == 10.0 and len(changed) == 5  # what the honest mutating function gets
+    assert "imports `__main__` (where the grader's harness runs)" in code_findings(run)
+
+
+def test_forged_infinity_and_huge_numbers_are_the_submissions_problem_not_a_grader_error(aftermath):
+    run = run_of(aftermath, "forges_infinity")
+    assert run.report["status"] == "load_error" and "Traceback" not in run.stderr + run.stdout
+    assert "stopped Python while it was loading" in run.report["load_problem"]["message"]
+    assert "wrote a message to the grader that the harness did not send" in sandbox_findings(run)
+
+
+def test_slow_restarts_are_charged_and_end_the_checks(aftermath):
+    # Crash once, then hang every reload: the reload's timeout is charged and ends the calls.
+    run = run_of(aftermath, "slow_restarts")
+    outcomes = run.outcomes()
+    # one crash, one reload that timed out, then nothing: not a reload per test
+    assert outcomes[:2] == ["error", "timeout"] and set(outcomes[2:]) == {"skipped"}
+
+
+def test_the_process_sandbox_never_runs_student_code_as_the_graders_user(aftermath, tmp_path):
+    # Issue 8 item 9: as root, with a Python nobody can read, --sandbox process ran the file
+    # as root: it read the reference through /proc/<grader>/cwd and rewrote the example cache.
+    cache = tmp_path / "cache"
+    env = {"MENACE_CACHE_DIR": str(cache)}
+    buggy = REPO / "examples" / "after_game_buggy.py"
+    before = check_with(buggy, "--sandbox", "bwrap", env=env)
+    attack = check_with(aftermath.workdir / "reads_the_grader_via_proc.py", "--sandbox", "process", env=env)
+    after = check_with(buggy, "--sandbox", "bwrap", env=env)
+    assert attack["sandbox"] == "process" and attack["passed"] is False
+    seen = " ".join(attack["tests"][0]["detail"]["got"] or "")
+    assert "read " not in seen and "poisoned" not in seen
+    verdicts = [[(t["name"], t["outcome"], t["points"]) for t in r["tests"]] for r in (before, after)]
+    assert after["score"] == before["score"] and verdicts[0] == verdicts[1]
+    assert oct(cache.stat().st_mode & 0o777) == "0o700" and (cache / ".key").stat().st_mode & 0o077 == 0
+
+
+def check_with(path: Path, *options: str, env: dict[str, str]) -> dict:
+    argv = [sys.executable, "-m", "menace_course", "check", str(path), "--challenge", "after_game"]
+    argv += ["--format", "json", "--course", str(REPO), *options]
+    done = subprocess.run(
+        argv, capture_output=True, timeout=check_timeout("after_game"), check=False, env={**os.environ, **env}
+    )
+    assert "Traceback" not in done.stderr.decode(), done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+def test_menace_grade_ends_on_the_attacks_and_lists_the_tampering_for_review(aftermath, tmp_path):
+    # The attacks that hung, forged or dodged the budget, in one class with an honest answer:
+    # grades.csv is written, nobody tampering passes, and report.html lists them for review.
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    attacks = (
+        "hangs_the_grader",
+        "forges_args_after",
+        "slow_restarts",
+        "shm_over_memory_cap",
+        "forges_infinity",
+    )
+    for name in attacks:
+        (submissions / f"{name}.py").write_bytes((aftermath.workdir / f"{name}.py").read_bytes())
+    (submissions / "honest.py").write_bytes((REPO / "examples" / "after_game_student.py").read_bytes())
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "menace_course", "grade", str(submissions), "--challenge", "after_game"]
+    argv += ["--out", str(out), "--course", str(REPO), "--jobs", "2"]
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=6 * check_timeout("after_game"), check=False
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    with (out / "grades.csv").open(newline="", encoding="utf-8") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert set(rows) == {*attacks, "honest"}
+    assert rows["honest"]["status"] == "passed"
+    assert all(rows[name]["status"] != "passed" for name in attacks)
+    assert rows["shm_over_memory_cap"]["reason"].startswith("needs review: ")
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "Needs review" in report
+    for name in ("hangs_the_grader", "forges_args_after", "shm_over_memory_cap", "forges_infinity"):
+        assert name in report.split("Needs review", 1)[1], name
