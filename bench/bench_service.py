@@ -7,9 +7,10 @@ measures, all against that one process:
 1. ``menace check`` on a correct after_game, a few times (the baseline: one student, one
    process, no service);
 2. latency of one check through the API (POST ``?wait=30``, answer with the report) at 1,
-   10 and 50 concurrent students, each sending a check as soon as the last one came back
-   (correct and buggy answers, alternately): p50 and p95;
-3. sustained checks per second at the most concurrent level;
+   10 and 50 concurrent students, correct and buggy answers alternately; each student
+   reads the feedback for a while before checking again (``--think``, 2 s on average,
+   so 50 students ask for about 25 checks a second, the goal's rate): p50 and p95;
+3. sustained checks per second: 8 students checking back to back, the service saturated;
 4. the service's memory (the resident memory of every process of its tree: arbiter, web
    process, graders, sandboxes) every 500 checks over a long run (10,000 checks by
    default); and errors (any answer that is not a finished report) throughout.
@@ -18,7 +19,7 @@ Traffic goes to 127.0.0.1 only; every loop is bounded by a count and a time. Goa
 (issue 10): p50 <= 0.15 s at 1 student, p95 <= 1.5 s at 50, >= 25 checks/s sustained,
 flat memory, zero errors. Timings are reported, never asserted.
 
-    python3 bench/bench_service.py [--seconds 20] [--checks 10000] [--workers N] [--json OUT]
+    python3 bench/bench_service.py [--seconds 30] [--think 2] [--checks 10000] [--workers N] [--json OUT]
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import argparse
 import http.client
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -144,8 +146,11 @@ class Student:
         return time.perf_counter() - started, ok
 
 
-def load(students: list[Student], seconds: float, limit: int, on_check: Any = None) -> dict[str, Any]:
-    """Every student checks back to back until ``seconds`` pass or ``limit`` checks are done."""
+def load(
+    students: list[Student], seconds: float, limit: int, think: float = 0.0, on_check: Any = None
+) -> dict[str, Any]:
+    """Every student checks, reads for ``think`` seconds on average (0: back to back), and again,
+    until ``seconds`` pass or ``limit`` checks are done."""
     latencies: list[float] = []
     errors = 0
     lock = threading.Lock()
@@ -153,6 +158,9 @@ def load(students: list[Student], seconds: float, limit: int, on_check: Any = No
 
     def run(student: Student) -> None:
         nonlocal errors
+        pause = random.Random(student.token)  # the same pauses in every run
+        if think:
+            time.sleep(pause.uniform(0, think))  # students do not all start at once
         while time.monotonic() < deadline:
             with lock:
                 if len(latencies) + errors >= limit:
@@ -163,6 +171,10 @@ def load(students: list[Student], seconds: float, limit: int, on_check: Any = No
                 errors += not ok
                 if on_check is not None:
                     on_check(len(latencies))
+            if think:
+                time.sleep(
+                    min(pause.uniform(0.5 * think, 1.5 * think), max(0.0, deadline - time.monotonic()))
+                )
 
     started = time.monotonic()
     threads = [threading.Thread(target=run, args=(s,)) for s in students]
@@ -199,10 +211,13 @@ def time_menace_check(env: dict[str, str], runs: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=20.0, help="length of each concurrency level")
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of each concurrency level")
     parser.add_argument("--checks", type=int, default=10_000, help="checks in the memory run")
     parser.add_argument(
         "--memory-seconds", type=float, default=1800.0, help="longest the memory run may take"
+    )
+    parser.add_argument(
+        "--think", type=float, default=2.0, help="seconds a student reads before checking again"
     )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="grader processes")
     parser.add_argument("--json", type=Path, help="also write the results here")
@@ -221,7 +236,7 @@ def main() -> None:
         print(f"warm-up: {warm['checks']} checks")
         results["levels"] = []
         for level in LEVELS:
-            row = load(students[:level], args.seconds, 100_000)
+            row = load(students[:level], args.seconds, 100_000, think=args.think)
             results["levels"].append(row)
             print(
                 f"{level:>3} students: p50 {row['p50']:.3f} s  p95 {row['p95']:.3f} s  "
@@ -233,7 +248,7 @@ def main() -> None:
             if done % 500 == 0:
                 samples.append((done, service.memory_bytes()))
 
-        long_run = load(students[:8], args.memory_seconds, args.checks, on_check=sample)
+        long_run = load(students[:8], args.memory_seconds, args.checks, on_check=sample)  # saturated
         samples.append((long_run["checks"], service.memory_bytes()))
         results["long_run"] = long_run
         results["memory_mb"] = [(n, round(b / 2**20, 1)) for n, b in samples]

@@ -18,9 +18,10 @@ from flask import Blueprint, Response, current_app, jsonify, request, url_for
 from marshmallow import ValidationError
 
 from menace_course import catalog
+from menace_course.feedback import Format
 from menace_course.service.auth import check_csrf_for_cookie, remember_anonymous, require_checker, who
 from menace_course.service.db.models import Attempt, AttemptStatus
-from menace_course.service.intake import Format, Rejected, accept, feedback
+from menace_course.service.intake import Rejected, accept, feedback
 from menace_course.service.limits import limiter, submission_limit
 from menace_course.service.openapi import build_spec, documented
 from menace_course.service.schemas import CheckRequestSchema

@@ -10,12 +10,12 @@ acknowledged attempt is never lost, and a refused one leaves nothing behind.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
 from menace_course import catalog
 from menace_course.checking.loader import MAX_BYTES
 from menace_course.errors import UnknownChallenge
-from menace_course.feedback import render
+from menace_course.feedback import Format, render
 from menace_course.models import SubmissionReport
 from menace_course.service.auth import Who
 from menace_course.service.db.attempts import store_attempt, waiting_for
@@ -24,7 +24,6 @@ from menace_course.service.dispatch.base import CheckJob, QueueFull
 from menace_course.service.state import ServiceState
 
 FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,99}\.(py|ipynb)$")
-Format = Literal["text", "markdown", "html"]
 
 
 class Rejected(Exception):
