@@ -1,0 +1,66 @@
+"""``menace serve``'s options and its refusals: each a plain line and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+from tests.service.support import menace
+from tests.support import REPO
+
+
+def test_serve_help_documents_every_option() -> None:
+    done = menace("serve", "--help")
+    assert done.returncode == 0
+    for option in (
+        "--host",
+        "--port",
+        "--db",
+        "--workers",
+        "--course",
+        "--open",
+        "--max-queue",
+        "--per-student",
+        "--rate-limit",
+        "--check-seconds",
+        "--behind-proxy",
+        "--public-url",
+    ):
+        assert option in done.stdout
+    assert "export" in done.stdout
+
+
+def test_a_students_kit_cannot_be_served(tmp_path: Path) -> None:
+    kit = tmp_path / "kit"
+    for part in ("challenges", "feedback_templates"):
+        shutil.copytree(REPO / part, kit / part)
+    done = menace("serve", "--course", str(kit), "--db", f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    assert done.returncode == 2
+    assert "no hidden_tests/" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_port_in_use_is_named(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = menace("serve", "--port", str(port), "--db", f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    assert done.returncode == 2
+    assert f"127.0.0.1:{port} is in use" in done.stderr
+
+
+def test_bad_settings_are_refused_before_anything_starts(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'x.sqlite3'}"
+    for args, words in (
+        (("--db", "mysql://u@h/d"), "SQLite or PostgreSQL"),
+        (("--db", "not a url"), "is not a database URL"),
+        (("--db", "postgresql://nobody@127.0.0.1:1/none"), "cannot open the database"),
+        (("--db", db, "--rate-limit", "lots"), "is not a limit"),
+        (("--db", db, "--sandbox", "process"), "--i-accept-no-sandbox"),
+        (("--db", db, "--port", "70000"), "70000"),
+    ):
+        done = menace("serve", *args)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert words in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
