@@ -232,6 +232,7 @@ def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> F
     csrf.init_app(app)
     limiter.init_app(app)
     register_blueprints(app)
+    app.jinja_env.globals["has_endpoint"] = lambda name: name in app.view_functions
     _register_errors(app)
     app.after_request(_security_headers)
     dispatcher = dispatcher or make_dispatcher(config)
