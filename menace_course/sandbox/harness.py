@@ -146,23 +146,20 @@ REFUSED_EVENTS = frozenset(
 QUIET_FRAME_USERS = frozenset({"namedtuple", "_caller", "_create_"})
 
 
-class CappedOutput(io.TextIOBase):
-    """A stand-in for ``sys.stdout`` that keeps the first ``limit`` characters of what is printed.
-
-    Student code can reach this class (it is ``type(sys.stdout)``); the harness reads
-    what was printed through :func:`take_printed`, which checks every part's type.
-    """
-
-    def __init__(self, limit: int) -> None:
+#: The stand-in for ``sys.stdout`` (and ``sys.stderr``), as source: it is built by
+#: :func:`capped_output_class` in a namespace of its own.
+_CAPPED_OUTPUT = """
+class CappedOutput(TextIOBase):
+    def __init__(self, limit):
         self.limit = limit
-        self.parts: list[str] = []
+        self.parts = []
         self.kept = 0
         self.dropped = 0
 
-    def writable(self) -> bool:
+    def writable(self):
         return True
 
-    def write(self, text: Any) -> int:
+    def write(self, text):
         text = text if type(text) is str else str(text)
         room = self.limit - self.kept
         if room > 0:
@@ -170,6 +167,32 @@ class CappedOutput(io.TextIOBase):
             self.kept += min(room, len(text))
         self.dropped += max(0, len(text) - max(room, 0))
         return len(text)
+"""
+
+
+def capped_output_class() -> Any:
+    """A stand-in for ``sys.stdout`` that keeps the first ``limit`` characters printed.
+
+    Student code reaches this class (it is ``type(sys.stdout)``, and one of
+    ``object.__subclasses__()``), and through any function a function's ``__globals__``
+    and ``__builtins__``, which no audit event guards. So the class is built from source
+    in a namespace of its own, with builtins of its own: nothing of the harness is in
+    reach from it (were it defined here, ``write.__globals__`` would hand student code
+    the harness's builtins, which the codec's message writer uses, and with them every
+    reply). The harness reads what was printed through :func:`make_server`'s
+    ``take_printed``, which checks every part's type.
+    """
+    names = ("str", "type", "len", "min", "max", "__build_class__")
+    namespace = {
+        "__builtins__": {name: getattr(builtins, name) for name in names},
+        "__name__": "menace_capped_output",
+        "TextIOBase": io.TextIOBase,
+    }
+    exec(_CAPPED_OUTPUT, namespace)
+    return namespace["CappedOutput"]
+
+
+CappedOutput = capped_output_class()
 
 
 def isolate_fds(request_fd: int, reply_fd: int) -> tuple[Any, Any]:

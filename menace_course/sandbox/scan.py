@@ -57,6 +57,7 @@ ATTRIBUTES = {
     "cr_frame": "reads a coroutine's frame (`cr_frame`)",
     "__subclasses__": "lists every subclass (`__subclasses__`), which leads to the grader's classes",
     "__globals__": "reads a function's globals (`__globals__`)",
+    "__builtins__": "reads the builtins a function looks names up in (`__builtins__`)",
     "__closure__": "reads a function's closure (`__closure__`)",
     "__code__": "reads or replaces a function's code (`__code__`)",
 }
@@ -129,7 +130,24 @@ def scan(text: str) -> tuple[Finding, ...]:
                 )
                 if what:
                     flag(what, node)
+        elif isinstance(node, ast.Constant | ast.BinOp):
+            # The name written as a string, whole or in pieces ("__glo" + "bals__"), for
+            # getattr or vars() to use later: a lesson's answer never spells these.
+            spelled = _spelled(node)
+            if spelled in ATTRIBUTES:
+                flag(ATTRIBUTES[spelled], node)
     return tuple(sorted(found.values(), key=lambda f: (f.line, f.what)))[:MAX_FINDINGS]
+
+
+def _spelled(node: ast.expr, depth: int = 0) -> str | None:
+    """The text of a string constant, or of constants joined with ``+`` (None otherwise)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and depth < 50:
+        left, right = _spelled(node.left, depth + 1), _spelled(node.right, depth + 1)
+        if left is not None and right is not None and len(left) + len(right) <= 100:
+            return left + right
+    return None
 
 
 def _names_a_module(node: ast.Call) -> str:

@@ -600,6 +600,17 @@ def test_a_forged_args_after_does_not_hide_a_changed_input(aftermath):
     assert "imports `__main__` (where the grader's harness runs)" in code_findings(run)
 
 
+def test_the_harness_is_out_of_reach_through_sys_stdouts_class(aftermath):
+    # type(sys.stdout).write.__globals__ once led to the harness's copy of the builtins,
+    # which its message writer calls: swapping enumerate there forged the arguments after
+    # the call and dropped the recorded attempts (15/15, a clean pass).
+    run = run_of(aftermath, "forges_through_stdouts_class")
+    changed = [t for t in run.report["tests"] if t["outcome"] != "passed"]
+    assert run.test("example_1")["detail"]["problem"] == "changed_input"
+    assert run.report["score"] == 10.0 and len(changed) == 5  # what the honest mutating function gets
+    assert "reads a function's globals (`__globals__`)" in code_findings(run)
+
+
 def test_forged_infinity_and_huge_numbers_are_the_submissions_problem_not_a_grader_error(aftermath):
     run = run_of(aftermath, "forges_infinity")
     assert run.report["status"] == "load_error" and "Traceback" not in run.stderr + run.stdout

@@ -29,6 +29,8 @@ REPO = Path(__file__).resolve().parents[2]
         ("x = object.__subclasses__()\n", "__subclasses__"),
         ("def f(h):\n    h.__code__ = None\n", "__code__"),
         ("import sys\nsys.settrace(None)\n", "sys.settrace"),
+        ("import sys\ng = getattr(type(sys.stdout).write, '__glo' + 'bals__')\n", "__globals__"),
+        ("name = '__buil' 'tins__'\n", "__builtins__"),
     ],
 )
 def test_introspection_of_the_grader_is_flagged_with_its_line(source, what):

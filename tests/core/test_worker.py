@@ -271,7 +271,34 @@ def harness_in_reach():
     names = [c.__name__ for c in object.__subclasses__()]
     return [sorted(n for n in vars(__main__) if not n.startswith("__")),
             sorted(m for m in sys.modules if m in ("wire", "harness", "ctypes")),
-            [n for n in names if n in ("Opaque", "WireError")]]
+            [n for n in names if n in ("Opaque", "WireError")],
+            harness_namespaces()]
+def harness_namespaces():
+    # Every function student code can reach (the classes of sys.stdout and sys.stderr,
+    # every subclass of object, what gc and _signal hold): do any of their globals or
+    # builtins belong to the harness or its codec?
+    functions = [type(sys.stdout).write, type(sys.stderr).write]
+    for name in ("gc", "_signal"):
+        module = sys.modules.get(name)
+        functions += [getattr(module, n) for n in dir(module)] if module else []
+    seen, classes = set(), [object]
+    while classes:
+        cls = classes.pop()
+        if id(cls) not in seen:
+            seen.add(id(cls))
+            classes.extend(type.__subclasses__(cls))
+            functions.extend(vars(cls).values())
+    found = set()
+    for function in functions:
+        if type(function).__name__ != "function":
+            continue
+        space = function.__globals__
+        own = space.get("__builtins__")
+        if {"make_server", "make_guard", "confine", "_count_digits", "MAX_INT_DIGITS"} & set(space):
+            found.add("globals of " + function.__qualname__)
+        if type(own) is dict and own is not vars(builtins) and "enumerate" in own:
+            found.add("builtins of " + function.__qualname__)
+    return sorted(found)
 def patch_builtins_then_change(beads):
     builtins.len = lambda x: 0
     builtins.isinstance = lambda a, b: True
@@ -318,8 +345,8 @@ def test_student_code_cannot_reach_any_frame_and_each_try_is_recorded(kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_nothing_of_the_harness_is_in_reach_of_student_code(kind):
     with started(kind, INTROSPECTION) as worker:
-        main_names, modules, classes = worker.call("harness_in_reach", []).result
-    assert (main_names, modules, classes) == ([], [], [])
+        main_names, modules, classes, namespaces = worker.call("harness_in_reach", []).result
+    assert (main_names, modules, classes, namespaces) == ([], [], [], [])
 
 
 @pytest.mark.parametrize("kind", KINDS)
