@@ -103,3 +103,90 @@ def test_a_challenge_is_checked_in_place_with_the_hidden_tests_named(
         assert "A loss on a square that has no beads left keeps it at 0" in text
     finally:
         live.close()
+
+
+@pytest.fixture(scope="module")
+def signed_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The service as ``menace serve`` starts it by default: checks need a signed-in student."""
+    from tests.service.support import make_app, stop_app
+
+    app = make_app(f"sqlite:///{tmp_path_factory.mktemp('lesson-signed') / 'service.sqlite3'}")
+    try:
+        yield app
+    finally:
+        stop_app(app)
+
+
+def test_the_lesson_asks_an_anonymous_visitor_to_sign_in_before_checking(signed_service: Any) -> None:
+    page = signed_service.test_client().get("/lesson").get_data(as_text=True)
+    assert 'data-sign-in="/login"' in page
+    assert 'href="/login?next=/lesson%23challenges">sign in</a>' in page
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_student_signs_in_from_the_lesson_and_checks_each_challenge_in_place(
+    signed_service: Any, driver: Any, artifacts: Path
+) -> None:
+    """Check my program before signing in says how to sign in (no 'unauthorized'); the program
+    typed survives the sign-in; then each of the three challenges is checked on the page,
+    and each check is the student's attempt in the service, as on /c/<slug>."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    from sqlalchemy import select
+
+    from menace_course.service.db.models import Attempt
+    from tests.service.support import add_user
+    from tests.support import REPO
+
+    user_id, token = add_user(signed_service, "Ada Lovelace")
+    live = LiveServer(signed_service)
+    try:
+        driver.get(live.url + "/lesson")
+        driver.delete_all_cookies()
+        driver.get(live.url + "/lesson")
+        article = driver.find_element(By.ID, "challenge-after_game")
+        WebDriverWait(driver, 20).until(lambda d: article.find_elements(By.CSS_SELECTOR, ".cm-content"))
+        assert "sign in" in driver.find_element(By.ID, "sign-in-note").text
+        right = (REPO / "reference" / "after_game.py").read_text(encoding="utf-8")
+        driver.execute_script("MenaceEditor.get('after_game-source').setValue(arguments[0])", right)
+        article.find_element(By.CSS_SELECTOR, "button.check").click()
+        alert = WebDriverWait(driver, 30).until(lambda d: article.find_elements(By.CSS_SELECTOR, ".sign-in"))[
+            0
+        ]
+        assert "Sign in first" in alert.text and "unauthorized" not in alert.text
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", alert)
+        driver.save_screenshot(str(artifacts / "12_sign_in_first.png"))
+
+        alert.find_element(By.LINK_TEXT, "Sign in").click()
+        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.ID, "token"))
+        driver.find_element(By.ID, "token").send_keys(token)
+        driver.find_element(By.CSS_SELECTOR, "form.login button").click()
+        WebDriverWait(driver, 20).until(
+            lambda d: "/lesson" in d.current_url and d.find_elements(By.ID, "widget")
+        )
+        assert "Signed in as Ada Lovelace" in driver.find_element(By.ID, "challenges").text
+        WebDriverWait(driver, 20).until(
+            lambda d: d.execute_script("return MenaceEditor.get('after_game-source').getValue()") == right
+        )
+
+        for slug in ("after_game", "count_boxes", "opening_box"):
+            article = driver.find_element(By.ID, f"challenge-{slug}")
+            source = (REPO / "reference" / f"{slug}.py").read_text(encoding="utf-8")
+            driver.execute_script(f"MenaceEditor.get('{slug}-source').setValue(arguments[0])", source)
+            article.find_element(By.CSS_SELECTOR, "button.check").click()
+            verdict = WebDriverWait(driver, 90).until(
+                lambda d, a=article: a.find_elements(By.CSS_SELECTOR, ".verdict")
+            )[0]
+            assert verdict.text.startswith("✓ All"), (slug, verdict.text)
+        output = driver.find_element(By.CSS_SELECTOR, "#challenge-opening_box .check-output")
+        driver.execute_script(
+            "arguments[0].scrollIntoView({block: 'start'}); window.scrollBy(0, -160)", output
+        )
+        driver.save_screenshot(str(artifacts / "13_three_challenges_checked.png"))
+    finally:
+        live.close()
+    with signed_service.extensions["menace"].db.reading() as db:
+        attempts = list(db.scalars(select(Attempt).where(Attempt.user_id == user_id)))
+    assert sorted(a.challenge for a in attempts) == ["after_game", "count_boxes", "opening_box"]
+    assert all(a.score is not None and a.score == a.max_score for a in attempts)

@@ -211,4 +211,50 @@ def test_a_student_runs_and_edits_a_step_program(server: LiveServer, driver: Any
         lambda d: "edited by a student" in article.find_element(By.CSS_SELECTOR, "pre.printed").text,
         60,
     )
-    shot(driver, artifacts, "09_step3_edited", "step3")
+    # The picture of what the edited program printed: its last lines, with the new one.
+    printed = article.find_element(By.CSS_SELECTOR, "pre.printed")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'end'})", printed)
+    shot(driver, artifacts, "09_step3_edited")
+
+
+def test_a_game_against_you_can_be_played_with_the_keyboard_alone(
+    server: LiveServer, driver: Any, artifacts: Path
+) -> None:
+    """Tab to the controls, Enter to play, Enter on a square: focus follows the game, every
+    control and square has a name a screen reader reads, and the bead counts are numbers."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(server.url + "/lesson?seed=5")
+    wait(driver, lambda d: widget(d).get_attribute("data-state") == "ready")
+    for control in widget(driver).find_elements(By.CSS_SELECTOR, "button, select, input"):
+        named = control.accessible_name
+        assert named and named.strip(), control.get_attribute("outerHTML")[:200]
+    driver.find_element(By.ID, "opponent").send_keys("You")
+    assert driver.find_element(By.ID, "opponent").get_attribute("value") == "you"
+    driver.find_element(By.ID, "play-one").send_keys(Keys.ENTER)
+    moves = 0
+    while True:
+        wait(driver, lambda d: widget(d).get_attribute("data-state") in ("your-turn", "over") and idle(d))
+        if widget(driver).get_attribute("data-state") == "over":
+            break
+        focused = driver.switch_to.active_element
+        assert "square" in (focused.get_attribute("class") or ""), (
+            "on the student's turn the keyboard focus is on the board, not lost: "
+            + (focused.get_attribute("outerHTML") or "")[:200]
+        )
+        assert focused.accessible_name.endswith(", empty") and focused.is_enabled()
+        if moves == 1:
+            shot(driver, artifacts, "11_keyboard_turn", "widget")
+        focused.send_keys(Keys.ARROW_RIGHT)  # the arrows move around the board
+        focused = driver.switch_to.active_element
+        if not focused.is_enabled():
+            focused.send_keys(Keys.ARROW_LEFT)
+            focused = driver.switch_to.active_element
+        focused.send_keys(Keys.ENTER)
+        moves += 1
+    assert moves >= 2
+    assert "1 game played" in tallies(driver)
+    for card in driver.find_elements(By.CSS_SELECTOR, "#cards .card[data-move]"):
+        label = card.get_attribute("aria-label")
+        assert re.search(r"\d+ \w+ beads?", label) and "Change" in label, label

@@ -24,6 +24,8 @@ export function describeBeads(beads, drawn) {
   return drawn === undefined || drawn === null ? text : `${text}; drew ${SQUARE_NAMES[drawn]}`;
 }
 
+const beadSize = (count) => (count >= 1000 ? " bead-4" : count >= 100 ? " bead-3" : "");
+
 /** A small board: marks, and for each coloured square a circle with its bead count. */
 export function miniBoard(board, beads = {}, drawn = null) {
   const cells = [];
@@ -36,7 +38,8 @@ export function miniBoard(board, beads = {}, drawn = null) {
     } else if (beads[square] !== undefined) {
       const [colour, colourName] = BEAD_COLOURS[square];
       const bead = el("span", {
-        class: `bead${beads[square] === 0 ? " bead-empty" : ""}`,
+        // Three or four digits get a smaller figure, so the number stays inside its circle.
+        class: `bead${beads[square] === 0 ? " bead-empty" : ""}${beadSize(beads[square])}`,
         style: `--bead: ${colour}`,
         title: `${beads[square]} ${colourName}`,
         "data-count": beads[square],

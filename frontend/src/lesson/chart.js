@@ -8,6 +8,7 @@ const NAMES = { perfect: "Perfect", random: "Random", you: "You" };
 const WIDTH = 640;
 const HEIGHT = 260;
 const PAD = { left: 48, right: 16, top: 26, bottom: 34 };
+const LABEL_CHAR = 7.5; // the width of a character of a segment's label (11px, bold), near enough
 
 function niceStep(range) {
   const rough = range / 5;
@@ -56,7 +57,12 @@ export function drawChart(container, results, segments) {
         "stroke-dasharray": "5 4", "data-game": segment.start,
       }));
     }
-    svg.append(svgEl("text", { x: at + 4, y: PAD.top + 8, class: "segment-label" }, NAMES[segment.opponent]));
+    // A label that would run past the right edge sits on the line's left instead.
+    const name = NAMES[segment.opponent];
+    const fits = at + 4 + name.length * LABEL_CHAR <= WIDTH - PAD.right;
+    svg.append(svgEl("text", {
+      x: fits ? at + 4 : at - 4, y: PAD.top + 8, class: "segment-label", "text-anchor": fits ? "start" : "end",
+    }, name));
   }
   if (games) {
     const every = Math.max(1, Math.ceil(games / 1200));

@@ -119,11 +119,50 @@ function reportDetails(report) {
   return parts;
 }
 
+// A program typed before signing in is kept in this tab while the student signs in.
+const draftKey = (slug) => `menace-lesson-draft:${slug}`;
+
+function keepDraft(slug, source) {
+  try {
+    window.sessionStorage.setItem(draftKey(slug), source);
+  } catch (error) {
+    /* no storage: the student types it again */
+  }
+}
+
+function takeDraft(slug) {
+  try {
+    const draft = window.sessionStorage.getItem(draftKey(slug));
+    window.sessionStorage.removeItem(draftKey(slug));
+    return draft;
+  } catch (error) {
+    return null;
+  }
+}
+
+function signInFirst(output, signInUrl) {
+  output.replaceChildren(el("p", { class: "sign-in", role: "alert" },
+    "Sign in first: checks are kept under your name. ",
+    el("a", { href: signInUrl, class: "sign-in-link" }, "Sign in"),
+    " with the token or the link your teacher gave you; you come back here with your program as you left it."));
+}
+
 export function setUpChallenge(article) {
   const form = article.querySelector("form");
   const textarea = form.querySelector("textarea");
   const output = form.querySelector(".check-output");
   const button = form.querySelector("button[type=submit]");
+  const slug = form.elements.challenge.value;
+  const signInUrl = article.closest("[data-sign-in]")?.dataset.signIn || "";
+  const starter = textarea.value;
+  const draft = takeDraft(slug);
+  if (draft !== null) {
+    if (editorOf(textarea)) editorOf(textarea).setValue(draft);
+    else textarea.value = draft;
+  }
+  document.querySelectorAll("a.sign-in-link").forEach((link) => link.addEventListener("click", () => {
+    if (valueOf(textarea) !== starter) keepDraft(slug, valueOf(textarea));
+  }));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     button.disabled = true;
@@ -141,6 +180,11 @@ export function setUpChallenge(article) {
       if (answer.status !== "done") throw new Error("the check is taking too long; try again in a moment");
       output.replaceChildren(...reportView(answer));
     } catch (error) {
+      if (error.status === 401 && signInUrl) {
+        keepDraft(slug, valueOf(textarea));
+        signInFirst(output, `${signInUrl}${signInUrl.includes("?") ? "&" : "?"}next=${encodeURIComponent(`${window.location.pathname}${window.location.search}#challenge-${slug}`)}`);
+        return;
+      }
       showError(output, `Your program could not be checked: ${error.message}`);
     } finally {
       button.disabled = false;

@@ -11,6 +11,7 @@ import { drawChart } from "./chart.js";
 const RESULT_WORDS = { win: "MENACE won", draw: "A draw", loss: "MENACE lost" };
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const focusLost = () => !document.activeElement || document.activeElement === document.body;
 
 export class Widget {
   constructor(root) {
@@ -59,6 +60,10 @@ export class Widget {
 
   async run(task) {
     if (this.busy) return;
+    // The pressed button is disabled while the server answers, and a disabled button loses
+    // the keyboard focus: remember it, and put the focus back where a keyboard user needs it.
+    const pressed = document.activeElement;
+    const fromHere = Boolean(pressed) && this.root.contains(pressed);
     this.setBusy(true);
     try {
       await task();
@@ -67,6 +72,19 @@ export class Widget {
     } finally {
       this.setBusy(false);
       this.updateSquares();
+      if (fromHere && (focusLost() || this.root.contains(document.activeElement))) this.placeFocus(pressed);
+    }
+  }
+
+  /** Your turn: an empty square; otherwise the control that was pressed, or Play 1 game. */
+  placeFocus(pressed) {
+    const active = document.activeElement;
+    if (this.root.dataset.state === "your-turn") {
+      if (!(this.squares.includes(active) && !active.disabled)) this.squares.find((b) => !b.disabled)?.focus();
+    } else if (pressed && pressed.isConnected && !pressed.disabled && this.root.contains(pressed)) {
+      if (active !== pressed) pressed.focus();
+    } else if (focusLost()) {
+      this.$("play-one").focus();
     }
   }
 
@@ -164,9 +182,7 @@ export class Widget {
       if (!this.$("box-panel").hidden) await this.loadBoxes();
     } else {
       this.setStatus(`MENACE played the ${SQUARE_NAMES[game.moves[game.moves.length - 1].square]}. Your move: choose an empty square.`);
-      const first = this.squares.find((b) => !b.dataset.mark);
-      this.root.dataset.state = "your-turn";
-      if (first && document.activeElement && this.root.contains(document.activeElement)) first.focus();
+      this.root.dataset.state = "your-turn"; // run() then puts the keyboard focus on the board
     }
   }
 

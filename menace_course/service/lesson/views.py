@@ -20,7 +20,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
 from markdown_it import MarkdownIt
 
 from menace_course.catalog import load_challenge
@@ -126,18 +126,40 @@ def _programs(course: Course | None) -> list[dict[str, Any]]:
     return programs
 
 
+def _checker() -> tuple[str | None, str | None]:
+    """Who the page's checks run as: ``(their name, None)`` when signed in, ``(None, the sign-in
+    address)`` when the service wants a name and has none, ``(None, None)`` when anyone may
+    check (``menace serve --open``) or outside the service."""
+    if _service() is None or "pages.login" not in current_app.view_functions:
+        return None, None
+    from menace_course.service.auth import AuthError, who
+
+    try:
+        person = who()
+    except AuthError:
+        person = None
+    if person is not None and person.signed_in:
+        return person.name or "you", None
+    if current_app.config.get("MENACE_OPEN"):
+        return None, None
+    return None, url_for("pages.login")
+
+
 @blueprint.get("/lesson")
 def page() -> str:
     """The lesson, with its widget, its programs and its challenges."""
     seed_text = request.args.get("seed", "")
     seed = int(seed_text) if seed_text.isdigit() and int(seed_text) < MAX_SEED else None
     course = _course()
+    checker_name, sign_in_url = _checker()
     return render_template(
         "lesson/page.html",
         seed=seed if seed is not None else secrets.randbelow(100_000),
         seed_given=seed is not None,
         programs={p["step"]: p for p in _programs(course)},
         challenges=[t for t in (_task(slug, course) for slug in CHALLENGES) if t is not None],
+        checker_name=checker_name,
+        sign_in_url=sign_in_url,
     )
 
 
