@@ -12,6 +12,7 @@ import threading
 from datetime import datetime
 from urllib.parse import parse_qs, urlparse
 
+import jwt
 import pytest
 import requests
 from sqlalchemy import select
@@ -303,3 +304,31 @@ def test_the_jwks_serves_the_tools_current_key(service: Service) -> None:
     keys = requests.get(f"{service.url}/lti/jwks", timeout=10).json()["keys"]
     assert keys[0]["kid"] == service.lti.keys.current().kid
     assert all(k["kty"] == "RSA" and k["alg"] == "RS256" and "d" not in k for k in keys)
+
+
+def test_during_a_key_rotation_both_keys_are_published_and_the_lms_accepts_the_new_one(
+    service: Service, lms: RunningPlatform
+) -> None:
+    """``menace lti rotate-keys`` on a running service: /lti/jwks serves the new and the old key
+    at once; the LMS verifies the tool's next signed messages (a deep linking answer, a
+    token request for a passback) against that JWKS, signed with the new key."""
+    from menace_course.service.lti.passback import TokenCachingConnector
+
+    keys = service.lti.keys
+    old = keys.current()
+    new = keys.rotate()
+    try:
+        published = requests.get(f"{service.url}/lti/jwks", timeout=10).json()["keys"]
+        assert [k["kid"] for k in published] == [new.kid, old.kid]
+        TokenCachingConnector.forget()  # the next passback asks the LMS for a new token
+        link_id = add_activity(lms, "after_game")  # the LMS checked its signature, or refused it
+        browser = Browser()
+        browser.launch(lms, "bob", link_id)
+        asked = len(lms.state.token_requests)
+        check_on_page(browser, service, "after_game", RIGHT)
+        wait_for(lambda: scores_of(lms, "bob", lms.state.links[link_id].lineitem_id), what="bob's score")
+        made = lms.state.token_requests[asked:]
+        assert made and {jwt.get_unverified_header(r["client_assertion"])["kid"] for r in made} == {new.kid}
+    finally:
+        assert keys.finish_rotation() == [old.kid]
+    assert [k["kid"] for k in requests.get(f"{service.url}/lti/jwks", timeout=10).json()["keys"]] == [new.kid]

@@ -39,12 +39,12 @@ from pylti1p3.lineitem import LineItem
 from pylti1p3.tool_config.abstract import ToolConfException  # type: ignore[attr-defined]
 from sqlalchemy import select
 
-from menace_course.service.auth import require_instructor, sign_in
+from menace_course.service.auth import require_instructor, sign_in, who
 from menace_course.service.db.models import Role, User
 from menace_course.service.db.people import context_for, set_role, user_for
 from menace_course.service.lti import passback
 from menace_course.service.lti.launch import DEEP_LINKING, RESOURCE_LINK, LaunchFacts, LaunchRefused, facts_of
-from menace_course.service.lti.models import LtiOutcome
+from menace_course.service.lti.models import LtiOutcome, LtiPlatform
 from menace_course.service.lti.runtime import lti_state
 from menace_course.service.lti.storage import SingleUseNonceSessionService
 from menace_course.service.state import state
@@ -71,6 +71,19 @@ def _exempt_from_csrf(setup: BlueprintSetupState) -> None:
 def _start_passback() -> None:
     """With the first request of a web process: the LTI state (and key) and the passback worker."""
     lti_state().worker.start()
+
+
+@lti.app_context_processor
+def _passback_link() -> dict[str, Any]:
+    """``lti_passback_url()`` for the service's pages: the passback table's address once an LMS
+    is registered (the class page links to it), else None."""
+
+    def lti_passback_url() -> str | None:
+        with state().db.reading() as db:
+            registered = db.scalar(select(LtiPlatform.id).limit(1)) is not None
+        return url_for("lti.grades") if registered else None
+
+    return {"lti_passback_url": lti_passback_url}
 
 
 #: Store key prefix marking a deep-linking launch whose pick is still open (spent by the pick).
@@ -332,7 +345,7 @@ def _deep_linking(facts: LaunchFacts, launch_id: str, claims: dict[str, Any]) ->
         challenges=lti_state().challenge_list(),
         launch_id=launch_id,
         course=facts.context_title,
-        person=None,
+        person=who(),  # signed in a moment ago: the top bar names the instructor
     )
     return _frame_policy(Response(page, mimetype="text/html"), _return_url(claims))
 
