@@ -141,6 +141,10 @@ def test_a_student_watches_trains_and_plays_menace(server: LiveServer, driver: A
     }
     assert f"The first box: {beads}" == expected_lines[7]
     assert len(driver.find_elements(By.CSS_SELECTOR, "#box-list .box-card")) == int(boxes.group(1))
+    for box in driver.find_elements(By.CSS_SELECTOR, "#box-list .box-card"):
+        total = sum(int(c.text) for c in box.find_elements(By.CSS_SELECTOR, ".cell .bead"))
+        words = box.find_element(By.CSS_SELECTOR, ".card-caption").text
+        assert words == f"{total} bead{'' if total == 1 else 's'}", words
     shot(driver, artifacts, "04_boxes", "box-panel")
     press(driver, "show-boxes")
 

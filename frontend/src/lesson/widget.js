@@ -317,7 +317,7 @@ export class Widget {
       const items = boxes.map((box) => el("li", {
         class: `card box-card${move === 1 ? " first" : ""}`,
         "aria-label": `Box for the position ${box.position.replaceAll(" ", "·")}: ${describeBeads(box.beads)}`,
-      }, miniBoard(box.position, box.beads), el("span", { class: "card-caption" }, `${box.total} beads`)));
+      }, miniBoard(box.position, box.beads), el("span", { class: "card-caption" }, `${box.total} bead${box.total === 1 ? "" : "s"}`)));
       sections.push(el("section", { class: "box-group" },
         el("h4", {}, `Before MENACE's ${words[move] || move} move: ${boxes.length} box${boxes.length === 1 ? "" : "es"}`),
         el("ol", { class: "cards" }, items)));
