@@ -15,3 +15,13 @@ The modules, in the order a submission flows through them:
 :mod:`~menace_course.checking.testing` is what challenge authors write tests with, and
 :mod:`~menace_course.checking.compare` is the type-strict equality they rely on.
 """
+
+import os
+
+# Hypothesis runs every installed package's "hypothesis" entry point when it is imported
+# (trio registers one, which pulls in trio and pytest: about half of a check's start-up).
+# The grader needs none of them, and an entry point may register strategies that change
+# the examples a derandomized test generates (the example cache is keyed on the suite and
+# hypothesis' version, not on what else is installed). So the grader loads none, unless
+# whoever runs it said otherwise.
+os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
