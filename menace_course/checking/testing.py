@@ -35,27 +35,42 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from hypothesis import HealthCheck, settings
-
 from menace_course.checking.compare import same
 from menace_course.checking.importing import import_file
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: The settings every property test is graded under: the same file always gets the same score.
-GRADING_SETTINGS: dict[str, Any] = {
-    "derandomize": True,
-    "database": None,
-    "deadline": None,
-    "print_blob": False,
-    "report_multiple_bugs": False,
-    "suppress_health_check": list(HealthCheck),
-}
+# hypothesis is imported only where a property test is graded (its own module imports it
+# anyway): a kit, which has no hidden tests, checks the examples without loading it.
+
 #: How many examples a property test tries when its author did not say (hypothesis' default).
 MAX_EXAMPLES = 100
 #: The same, as a hypothesis profile, for running hidden tests under plain pytest (their conftest).
 GRADING_PROFILE = "menace-grading"
-settings.register_profile(GRADING_PROFILE, max_examples=MAX_EXAMPLES, **GRADING_SETTINGS)
+
+
+def grading_settings() -> dict[str, Any]:
+    """The settings every property test is graded under: the same file always gets the same score."""
+    from hypothesis import HealthCheck, settings
+
+    chosen: dict[str, Any] = {
+        "derandomize": True,
+        "database": None,
+        "deadline": None,
+        "print_blob": False,
+        "report_multiple_bugs": False,
+        "suppress_health_check": list(HealthCheck),
+    }
+    settings.register_profile(GRADING_PROFILE, max_examples=MAX_EXAMPLES, **chosen)
+    return chosen
+
+
+def __getattr__(name: str) -> Any:
+    """``GRADING_SETTINGS``: :func:`grading_settings`, made when first asked for."""
+    if name == "GRADING_SETTINGS":
+        return grading_settings()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The ``reference/`` folder :func:`reference` loads from: the course being collected or run.
 _references: contextvars.ContextVar[Path | None] = contextvars.ContextVar("menace_references", default=None)
@@ -235,15 +250,17 @@ def use_course_references(reference_dir: Path) -> None:
 
 
 def with_grading_settings(test: F) -> F:
-    """Make a hypothesis test run under :data:`GRADING_SETTINGS`, whatever profile is loaded.
+    """Make a hypothesis test run under :func:`grading_settings`, whatever profile is loaded.
 
     The author's own ``@settings`` (say ``max_examples``) are kept; what makes grading
     deterministic is imposed. Applied to each property test when a suite is collected,
     so no global hypothesis profile is switched.
     """
+    from hypothesis import settings
+
     inner: Any = test
     applied = getattr(inner, "_hypothesis_internal_settings_applied", False)
     own = inner._hypothesis_internal_use_settings if applied else settings.get_profile("default")
     extra: dict[str, Any] = {} if applied else {"max_examples": MAX_EXAMPLES}
-    inner._hypothesis_internal_use_settings = settings(own, **extra, **GRADING_SETTINGS)
+    inner._hypothesis_internal_use_settings = settings(own, **extra, **grading_settings())
     return test
