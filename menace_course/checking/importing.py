@@ -34,12 +34,14 @@ def import_file(path: Path) -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
+    if spec is None:
         raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # before running it, as Python does (dataclasses look it up)
     try:
-        spec.loader.exec_module(module)
+        # The bytes read above, not the file again and not a cached .pyc: Python checks a
+        # .pyc by the file's size and whole-second mtime, which a quick edit can keep.
+        exec(compile(data, str(path), "exec", dont_inherit=True), module.__dict__)
     except BaseException:
         del sys.modules[name]
         raise

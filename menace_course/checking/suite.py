@@ -165,6 +165,64 @@ def collect(course: Course, challenge: Challenge) -> Suite:
     return Suite(challenge, tuple(cases), hidden_not_run, _hash_files(files))
 
 
+def suite_files(course: Course, slug: str) -> list[Path]:
+    """Every file a challenge's suite is made from: its challenge.toml, hidden tests and reference."""
+    folder = course.challenges_dir / slug
+    hidden = course.hidden_tests_dir / slug
+    return [
+        folder / "challenge.toml",
+        folder / HIDDEN_MANIFEST,
+        *(sorted(hidden.glob("*.py")) if hidden.is_dir() else []),
+        course.reference_dir / f"{slug}.py",
+    ]
+
+
+def fingerprint(course: Course, slug: str) -> str:
+    """A digest of the content of :func:`suite_files`: it changes whenever one of them does."""
+    digest = hashlib.sha256()
+    for path in suite_files(course, slug):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b"\xff(absent)"  # never the content of a file that is there
+        digest.update(str(path).encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+class Suites:
+    """The suites of a long-running process (a grader of ``menace serve``), kept by content.
+
+    A suite is collected once and given again while the files it was made from are
+    unchanged. When an instructor edits a hidden test, the challenge.toml or the
+    reference, the next :meth:`get` collects the suite afresh: no restart is needed.
+
+    Example:
+        suites = Suites()
+        suite = suites.get(course, "after_game")  # collected
+        suite = suites.get(course, "after_game")  # the same, until a file changes
+    """
+
+    def __init__(self) -> None:
+        """An empty cache."""
+        self._kept: dict[tuple[Path, str], tuple[str, Suite]] = {}
+
+    def get(self, course: Course, slug: str) -> Suite:
+        """The suite of ``slug``, collected again if any of its files changed since the last call.
+
+        Raises:
+            UnknownChallenge: no challenge ``slug``.
+            CourseError: its challenge.toml is malformed.
+        """
+        key = (course.root, slug)
+        now = fingerprint(course, slug)
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] == now:
+            return kept[1]
+        suite = load_suite(course, slug)
+        self._kept[key] = (now, suite)
+        return suite
+
+
 def load_suite(course: Course, slug: str) -> Suite:
     """The suite of the challenge ``slug`` of ``course`` (its examples, and hidden tests if any).
 
