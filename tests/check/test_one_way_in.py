@@ -188,3 +188,51 @@ def test_the_hidden_tests_under_pytest_test_the_answer(entry):
     )
     assert done.returncode == 0, done.stdout[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+@pytest.mark.slow
+def test_the_check_service_grades_the_answer(entry, tmp_path):
+    """``menace check FOLDER --server``: the client picks the file by the rule, the service checks it."""
+    pytest.importorskip("flask")
+    from tests.service.support import LiveService, menace
+
+    service = LiveService(tmp_path, f"sqlite:///{tmp_path / 'service.sqlite3'}").start()
+    try:
+        added = menace("users", "add", "alice", "--db", service.db_url)
+        assert added.returncode == 0, added.stderr
+        done = menace(
+            "check",
+            str(entry),
+            "--challenge",
+            "after_game",
+            "--format",
+            "json",
+            "--server",
+            service.url,
+            cwd=REPO,  # the course (a student's kit would do as well) tells the client the rule
+            env={"MENACE_TOKEN": added.stdout.split()[1]},
+        )
+    finally:
+        service.stop()
+    report = json.loads(done.stdout)
+    assert (report["file"], report["passed"], done.returncode) == ("solution.py", True, 0), done.stderr
+    assert report["hidden_not_run"] == []  # the service ran the hidden tests too
+
+
+def test_the_lessons_program_runner_goes_in_by_the_one_path(monkeypatch):
+    """The page's programs are untrusted: they are opened as a submission is, not by a Worker of their own."""
+    pytest.importorskip("flask")
+    from menace_course.checking import pipeline
+    from menace_course.service.lesson import programs
+
+    opened = []
+    real = pipeline.open_submission
+
+    def spy(submission, challenge, sandbox, **options):
+        opened.append((submission[0], challenge.function, challenge.limits))
+        return real(submission, challenge, sandbox, **options)
+
+    monkeypatch.setattr(programs, "open_submission", spy)
+    run = programs.run_program("print('hello')\n", "process")
+    assert (run.printed, run.problem, run.error) == ("hello\n", None, None)
+    assert opened == [("program.py", programs.ENTRY, programs.Limits())]

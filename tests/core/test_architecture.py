@@ -228,3 +228,15 @@ def test_each_shared_job_has_one_helper(job, calls, home):
         )
     }
     assert doing_it <= {home}, f"{job} is done outside {home}: {sorted(doing_it - {home})}"
+
+
+def test_only_the_one_submission_path_starts_a_sandboxed_child():
+    # check, grade, the Gradescope runner, validate, the hidden tests' conftest, the service
+    # and the lesson's programs all open a submission with checking.pipeline.open_submission,
+    # which starts the child (the proxy only holds it): none starts a Worker of its own.
+    starters = {
+        module
+        for module, imported in GRAPH.items()
+        if "menace_course.sandbox.worker.Worker" in imported and not _in(module, "menace_course.sandbox")
+    }
+    assert starters == {"menace_course.checking.pipeline", "menace_course.checking.proxy"}

@@ -1,16 +1,19 @@
 """Run a lesson program (Step 1-4, or a student's edit of one) in the sandbox, safely.
 
-A program on the page is untrusted once a student can edit it, so it runs exactly where a
-check runs: in a sandboxed worker (:class:`~menace_course.sandbox.worker.Worker`), with
-the same limits, and nothing of it ever runs in the server. The worker loads one
-*submission* module, so the program is wrapped as one:
+A program on the page is untrusted once a student can edit it, so it goes in by the one
+submission path, exactly as a check does
+(:func:`~menace_course.checking.pipeline.open_submission`): the same loader (size,
+encoding), the same sandboxed child with the same limits and hard wall-clock end, and
+nothing of it ever runs in the server. The child loads one *submission* module, so the
+program is wrapped as one:
 
 * the module holds the program's text and the texts of the lesson's ``noughts.py`` and
-  ``pixels.py`` as string literals, and defines one function, ``_run_lesson_program``;
+  ``pixels.py`` as string literals, and defines one function, ``run_lesson_program``;
 * that function makes ``noughts`` and ``pixels`` importable from those texts, replaces
   ``show_grid`` by one that only keeps the rows and colours as plain data, runs the
   program as ``__main__`` and returns the pictures;
-* the worker calls it within the per-call time limit and captures what it prints.
+* the proxy calls it, as a test calls a student's function: within the per-call time
+  limit, with what it prints captured.
 
 The server then draws each picture itself with :mod:`menace_course.lesson.pixels`, after
 checking that it is plain, small data. The program's frames in a traceback keep its own
@@ -26,16 +29,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from menace_course.catalog import Challenge
+from menace_course.checking.pipeline import open_submission
+from menace_course.checking.testing import CallProblem
 from menace_course.lesson import noughts, pixels
 from menace_course.limits import Limits
-from menace_course.models import SandboxKind
-from menace_course.sandbox.outcomes import CallOutcome, SandboxFailure
-from menace_course.sandbox.worker import Worker
+from menace_course.models import SandboxKind, Status
+from menace_course.sandbox.outcomes import CallOutcome
 
 __all__ = ["MAX_SOURCE", "ProgramRun", "run_program", "wrap_program"]
 
-#: The one function the wrapped module defines.
-ENTRY = "_run_lesson_program"
+#: The one function the wrapped module defines (the program runs in a namespace of its own).
+ENTRY = "run_lesson_program"
 #: The largest program accepted, in characters.
 MAX_SOURCE = 50_000
 #: The largest picture drawn: rows, and squares in a row.
@@ -147,8 +152,23 @@ PROBLEMS: Mapping[str, str] = {
 }
 
 
+def as_challenge(limits: Limits) -> Challenge:
+    """The wrapped program as the one submission path sees it: a function of no arguments."""
+    return Challenge(
+        slug="lesson_program",
+        title="A lesson program",
+        stars=1,
+        function=ENTRY,
+        params=(),
+        pure=False,
+        examples=(),
+        folder=Path(__file__).parent,
+        limits=limits,
+    )
+
+
 def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None) -> ProgramRun:
-    """Run one program in a fresh sandboxed worker and say what it printed and drew.
+    """Run one program in a fresh sandboxed child (the one submission path) and say what it printed and drew.
 
     Raises:
         Busy: ``CONCURRENT`` programs are already running in this process.
@@ -159,14 +179,19 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
     if not _slots.acquire(timeout=WAIT_SECONDS):
         raise Busy("too many programs are running; try again in a moment")
     try:
-        with Worker(wrap_program(source), sandbox, limits) as worker:
-            try:
-                load = worker.load()
-            except SandboxFailure as failure:
-                return ProgramRun(problem=f"The sandbox could not start on this server: {failure}")
-            if load.status != "ready":
+        submission = ("program.py", wrap_program(source).encode("utf-8"))
+        with open_submission(submission, as_challenge(limits), sandbox) as opened:
+            if opened.proxy is None:
+                if opened.status is Status.GRADER_ERROR and opened.problem is not None:
+                    return ProgramRun(problem=f"The program could not run: {opened.problem.message}.")
                 return ProgramRun(problem="The program could not be started in the sandbox.")
-            outcome = worker.call(ENTRY, [])
+            try:
+                getattr(opened.proxy, ENTRY)()
+            except CallProblem as problem:
+                outcome: CallOutcome = problem.outcome
+            else:
+                assert opened.proxy.last_call is not None and opened.proxy.last_call.outcome is not None
+                outcome = opened.proxy.last_call.outcome
     finally:
         _slots.release()
     lines = source.splitlines()
