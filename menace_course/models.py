@@ -82,7 +82,8 @@ class Verdict(enum.StrEnum):
     SYNTAX_ERROR = "syntax_error"  #: Python could not parse it
     LOAD_ERROR = "load_error"  #: loading it raised, timed out or stopped Python
     BAD_SIGNATURE = "bad_signature"  #: the function cannot take the challenge's arguments
-    TIMEOUT = "timeout"  #: checking it took longer than allowed and was stopped
+    #: a time limit stopped it (the whole check, or a call) and no test found a wrong answer
+    TIMEOUT = "timeout"
     GRADER_ERROR = "grader_error"  #: the grader failed: not the student's fault (instructor: see why)
 
 

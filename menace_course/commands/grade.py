@@ -202,6 +202,7 @@ def _print_summary(summary: Summary, out: Path, regrade: bool = False) -> None:
     )
     click.echo(
         f"{stats.students} students: passed {stats.statuses[PASSED]}, failed {stats.statuses[FAILED]}, "
+        f"timed out {stats.ran - stats.statuses[PASSED] - stats.statuses[FAILED]}, "
         f"errors {not_run} (nothing could run), grader errors {stats.statuses[GRADER_ERROR]}."
     )
     for change in summary.changes:

@@ -102,17 +102,32 @@ class Record:
 PASSED = Verdict.PASSED
 FAILED = Verdict.FAILED
 GRADER_ERROR = Verdict.GRADER_ERROR
+TIMEOUT = Verdict.TIMEOUT
 #: Verdicts of a submission that no test could run on (the student's file, not our fault).
 NOT_RUN = tuple(v for v in Verdict if v not in (Verdict.PASSED, Verdict.FAILED, Verdict.GRADER_ERROR))
 
 
 def verdict(report: SubmissionReport, problem: EntryProblem | None) -> Verdict:
-    """One word for how the submission did: ``passed``, ``failed``, or why nothing ran."""
+    """One word for how the submission did: ``passed``, ``failed``, ``timeout``, or why nothing ran.
+
+    A submission whose tests ran is ``timeout`` when what kept it from passing is time:
+    a call did not finish in time (the tests after it could not run) and no test found a
+    wrong answer or an error. Any wrong answer makes it ``failed``.
+    """
     if problem is not None:
         return Verdict(problem.status)
     if report.status is Status.CHECKED:
-        return PASSED if report.passed else FAILED
+        if report.passed:
+            return PASSED
+        outcomes = {t.outcome for t in report.tests}
+        if Outcome.TIMEOUT in outcomes and not outcomes & WRONG:
+            return TIMEOUT
+        return FAILED
     return Verdict(report.status.value)
+
+
+#: Outcomes of a test that found something wrong with the answer itself.
+WRONG = frozenset({Outcome.FAILED, Outcome.ERROR, Outcome.GRADER_ERROR})
 
 
 def reason(report: SubmissionReport, problem: EntryProblem | None) -> str:
@@ -124,7 +139,20 @@ def reason(report: SubmissionReport, problem: EntryProblem | None) -> str:
     if report.load_problem is not None:
         return report.load_problem.message
     failed = sum(t.outcome is not Outcome.PASSED for t in report.tests)
-    return f"{failed} of {len(report.tests)} tests did not pass" if failed else ""
+    if not failed:
+        return ""
+    timed_out = [t for t in report.tests if t.outcome is Outcome.TIMEOUT]
+    if not timed_out:
+        return f"{failed} of {len(report.tests)} tests did not pass"
+    late = f"{report.function} did not finish in time in {_tests(len(timed_out))} ({timed_out[0].title})"
+    not_run = sum(t.outcome is Outcome.SKIPPED for t in report.tests)
+    if verdict(report, None) is TIMEOUT:
+        return f"stopped: {late}" + (f"; {_tests(not_run)} could not run after that" if not_run else "")
+    return f"{failed} of {len(report.tests)} tests did not pass; {late}"
+
+
+def _tests(count: int) -> str:
+    return f"{count} test{'s' if count != 1 else ''}"
 
 
 def make_record(entry: Entry, report: SubmissionReport, grader_error: str | None = None) -> Record:
@@ -219,6 +247,13 @@ class Row:
             challenge=report.challenge,
             suite_hash=report.suite_hash,
         )
+
+    @property
+    def tests_ran(self) -> bool:
+        """True when the tests ran on the submission (passed, failed, or stopped by a call's time limit)."""
+        if self.status in (PASSED, FAILED):
+            return True
+        return self.status is TIMEOUT and any(t.outcome is not Outcome.SKIPPED for t in self.tests)
 
     @property
     def failed_tests(self) -> tuple[str, ...]:

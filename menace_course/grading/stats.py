@@ -15,7 +15,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
-from menace_course.grading.record import FAILED, PASSED, Record, Row
+from menace_course.grading.record import Record, Row
 from menace_course.models import Outcome
 
 #: Names listed per group of submissions failing the same tests (the rest are counted).
@@ -122,7 +122,7 @@ class ClassStats:
         self.statuses[row.status] += 1
         self.scores[round(row.score, 2)] += 1
         self.max_score = max(self.max_score, row.max_score)
-        if row.status in (PASSED, FAILED):
+        if row.tests_ran:
             self.ran += 1
             self.passed_by_test.update(t.name for t in row.tests if t.outcome == Outcome.PASSED)
             group = self.groups.setdefault(row.failed_tests, Group(row.failed_tests))
@@ -134,7 +134,7 @@ class ClassStats:
             heapq.heappop(self._slowest)
 
     def _name(self, row: Row, record: Record | None) -> None:
-        if row.status not in (PASSED, FAILED):
+        if not row.tests_ran:
             if len(self.not_run) < NAMES_LISTED:
                 self.not_run.append(Named(row.student, what_happened(row, record), row.reason))
         else:
@@ -152,7 +152,7 @@ class ClassStats:
 
     @property
     def not_run_count(self) -> int:
-        """Students whose tests could not run (every status but passed and failed)."""
+        """Students whose tests could not run (see :attr:`~menace_course.grading.record.Row.tests_ran`)."""
         return self.students - self.ran
 
     @property
