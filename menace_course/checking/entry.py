@@ -32,6 +32,7 @@ Files are only read and parsed here, never run.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import stat
@@ -49,6 +50,10 @@ PYTHON_SUFFIXES = (".py", ".ipynb")
 SYSTEM_NAMES = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini", "__pycache__", ".ipynb_checkpoints"})
 #: More files than this in one entry are not looked at (and a note says so).
 MAX_FILES = 500
+#: Nor more files and folders than this, counted together (a folder of a million empty files).
+MAX_ENTRIES = 5000
+#: Nor folders nested deeper than this inside the entry.
+MAX_DEPTH = 20
 
 
 @dataclass(frozen=True)
@@ -94,40 +99,52 @@ def entry_files(folder: Path) -> Listing:
     """The ``.py`` and ``.ipynb`` files in ``folder``, at any depth, in order of their paths.
 
     Links are never followed (a link could point at another student's work), and only
-    regular files count (a FIFO would block a reader for ever).
+    regular files count (a FIFO would block a reader for ever). Nothing is read here, and
+    the walk is bounded before it starts: at most :data:`MAX_ENTRIES` names are looked at
+    (a folder of a million empty files), :data:`MAX_FILES` files kept, and folders nested
+    deeper than :data:`MAX_DEPTH` are named, not entered. It keeps its own stack, so no
+    depth of folders can exhaust Python's recursion limit.
     """
     files: list[Candidate] = []
     others: list[str] = []
     notes: list[str] = []
-
-    def refuse(error: OSError) -> None:
-        notes.append(f"{Path(error.filename).name} could not be read ({error.strerror})")
-
-    for here, dirs, names in os.walk(folder, onerror=refuse):
-        kept = []
-        for name in sorted(dirs):
-            if is_ignored(name):
+    stack: list[tuple[Path, str, int]] = [(folder, "", 0)]
+    seen = 0
+    while stack:
+        here, prefix, depth = stack.pop()
+        try:
+            with os.scandir(here) as listing:
+                # Never more names than are left to look at, however many the folder holds.
+                children = sorted(itertools.islice(listing, MAX_ENTRIES - seen + 1), key=lambda c: c.name)
+        except OSError as error:
+            notes.append(f"{prefix or here.name + '/'} could not be read ({error.strerror})")
+            continue
+        folders: list[tuple[Path, str, int]] = []
+        for child in children:
+            if is_ignored(child.name):
                 continue
-            if Path(here, name).is_symlink():
-                notes.append(f"not graded: {Path(here, name).relative_to(folder).as_posix()}/ (a link)")
-            else:
-                kept.append(name)
-        dirs[:] = kept
-        for name in sorted(names):
-            path = Path(here, name)
-            shown = path.relative_to(folder).as_posix()
-            if is_ignored(name):
-                continue
-            if len(files) + len(others) >= MAX_FILES:
-                notes.append(f"only the first {MAX_FILES} files were looked at")
+            shown = prefix + child.name
+            seen += 1
+            if seen > MAX_ENTRIES or len(files) + len(others) >= MAX_FILES:
+                limit = f"{MAX_ENTRIES} files and folders" if seen > MAX_ENTRIES else f"{MAX_FILES} files"
+                notes.append(f"only the first {limit} were looked at")
                 return Listing(tuple(files), tuple(others), tuple(notes))
-            why = _not_a_regular_file(path)
-            if why:
-                notes.append(f"not graded: {shown} ({why})")
-            elif path.suffix.lower() in PYTHON_SUFFIXES:
-                files.append(Candidate(path, shown))
+            why = _not_a_regular_file(Path(child.path))
+            if why is None:
+                if child.name.lower().endswith(PYTHON_SUFFIXES):
+                    files.append(Candidate(Path(child.path), shown))
+                else:
+                    others.append(shown)
+            elif why == "a folder":
+                if depth + 1 > MAX_DEPTH:
+                    notes.append(f"not looked into: {shown}/ (folders deeper than {MAX_DEPTH} levels)")
+                else:
+                    folders.append((Path(child.path), shown + "/", depth + 1))
+            elif why == "a link" and child.is_dir():
+                notes.append(f"not graded: {shown}/ (a link)")
             else:
-                others.append(shown)
+                notes.append(f"not graded: {shown} ({why})")
+        stack.extend(reversed(folders))
     return Listing(tuple(files), tuple(others), tuple(notes))
 
 
@@ -138,6 +155,8 @@ def _not_a_regular_file(path: Path) -> str | None:
         return f"cannot be read: {error.strerror}"
     if stat.S_ISLNK(mode):
         return "a link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
     if not stat.S_ISREG(mode):
         return "not a regular file"
     return None

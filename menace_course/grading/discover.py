@@ -23,19 +23,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
-from menace_course.checking.entry import Candidate, choose_file
+from menace_course.checking.entry import (
+    MAX_DEPTH,
+    MAX_ENTRIES,
+    MAX_FILES,
+    PYTHON_SUFFIXES,
+    Candidate,
+    choose_file,
+    is_ignored,
+)
 from menace_course.errors import UsageError
 from menace_course.grading.names import Identity, identify, key_for, readable
 
-PYTHON_SUFFIXES = (".py", ".ipynb")
-#: Names that operating systems and zip tools leave behind: never a student's work.
-SYSTEM_NAMES = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini", "__pycache__", ".ipynb_checkpoints"})
-#: More files than this in one student's folder are not looked at (and the notes say so).
-MAX_FILES_PER_STUDENT = 500
-#: Nor more files and folders than this, counted together (a folder of a million empty files).
-MAX_ENTRIES_PER_STUDENT = 5000
-#: Nor folders nested deeper than this inside a student's folder.
-MAX_DEPTH = 20
+#: The same bounds as every entry point's walk (:func:`menace_course.checking.entry.entry_files`).
+MAX_FILES_PER_STUDENT = MAX_FILES
+MAX_ENTRIES_PER_STUDENT = MAX_ENTRIES
 #: Bytes of one file hashed to notice that it changed (a graded file is far smaller).
 MAX_BYTES_HASHED = 64 * 1024 * 1024
 
@@ -108,11 +110,6 @@ class _Group:
     notes: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     late: bool = False  #: the LMS marked some file of the group late
-
-
-def is_ignored(name: str) -> bool:
-    """True for hidden files and the litter of operating systems and zip tools."""
-    return name.startswith(".") or name in SYSTEM_NAMES
 
 
 def discover(root: Path, function: str, slug: str) -> Discovery:

@@ -236,3 +236,56 @@ def test_the_lessons_program_runner_goes_in_by_the_one_path(monkeypatch):
     run = programs.run_program("print('hello')\n", "process")
     assert (run.printed, run.problem, run.error) == ("hello\n", None, None)
     assert opened == [("program.py", programs.ENTRY, programs.Limits())]
+
+
+def test_a_folder_nested_deeper_than_python_can_recurse_is_walked_without_a_crash(tmp_path):
+    import sys
+
+    from menace_course.checking.entry import MAX_DEPTH
+
+    deep = tmp_path / "deep"
+    here = deep
+    here.mkdir()
+    for _ in range(sys.getrecursionlimit() + 50):  # os.walk on Python 3.11 recurses once a level
+        here = here / "d"
+        here.mkdir()
+    (here / "after_game.py").write_text(ANSWER)
+    (deep / "solution.py").write_text(ANSWER)
+    try:
+        choice = pick_file(deep, "after_game", "after_game")
+    finally:  # shutil.rmtree, which cleans tmp_path, recurses once a level too
+        (here / "after_game.py").unlink()
+        while here != deep:
+            here.rmdir()
+            here = here.parent
+    assert choice.file is not None and choice.file.shown == "solution.py"
+    assert f"not looked into: {'d/' * MAX_DEPTH}d/ (folders deeper than {MAX_DEPTH} levels)" in choice.notes
+
+
+def test_a_folder_of_very_many_files_is_looked_at_only_up_to_the_cap(tmp_path):
+    from menace_course.checking.entry import MAX_ENTRIES
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for index in range(MAX_ENTRIES + 100):
+        (folder / f"n{index:05}.txt").touch()
+    (folder / "a_solution.py").write_text(ANSWER)  # sorts first: found before the cap
+    choice = pick_file(folder, "after_game", "after_game")
+    assert choice.file is not None and choice.file.shown == "a_solution.py"
+    assert any(note.startswith("only the first") for note in choice.notes)
+
+
+def test_a_huge_file_in_a_folder_is_capped_before_it_is_read(tmp_path):
+    from menace_course.checking.loader import MAX_BYTES
+
+    folder = tmp_path / "huge"
+    folder.mkdir()
+    (folder / "solution.py").write_text(ANSWER)
+    with (folder / "after_game.py").open("wb") as huge:  # sparse: 8 GB on paper, nothing on disk
+        huge.truncate(8 * 1024**3)
+        huge.seek(0)
+        huge.write(b"def after_game(beads, square, result):\n    return beads\n")
+    choice = pick_file(folder, "after_game", "after_game")
+    # Only the first MAX_BYTES + 1 bytes are ever read: too big to be the answer, not a hang or MemoryError.
+    assert choice.file is not None and choice.file.shown == "solution.py", choice.notes
+    assert MAX_BYTES < 8 * 1024**3
