@@ -109,12 +109,28 @@ def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
 
 
 def write_results(root: Path, data: dict[str, Any]) -> Path:
-    """Write ``results.json`` whole or not at all (a temporary file, then a rename)."""
+    """Write ``results.json`` whole or not at all (a temporary file, then a rename).
+
+    Whatever a submission put into the results, the file is written and is valid UTF-8
+    JSON: a lone surrogate (a file name that is not UTF-8, say), which no UTF-8 file can
+    hold, is written as its escape, ``\\udcfc``; control characters are escaped by JSON.
+    """
     folder = root / "results"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "results.json"
-    write_atomic(target, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(target, json.dumps(_writable(data), indent=2, ensure_ascii=False) + "\n")
     return target
+
+
+def _writable(value: Any) -> Any:
+    """``value`` with every string (keys too) made encodable as UTF-8, at any depth."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_writable(key): _writable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_writable(item) for item in value]
+    return value
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
