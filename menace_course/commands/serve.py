@@ -46,6 +46,9 @@ def service_course(course: Path | None) -> Course:
             f"{found.root} has no hidden_tests/: it is a student's kit, not the instructor's course; "
             "run menace serve in the course folder, or pass --course DIR"
         )
+    from menace_course import catalog
+
+    catalog.load_all(found)  # a malformed challenge.toml is refused now, not at the first check
     return found
 
 
