@@ -84,3 +84,21 @@ def test_a_students_line_in_a_traceback_is_one_type_from_the_child_to_the_report
 
     assert not hasattr(outcomes, "Frame"), "one frame type: models.Line"
     assert "Line" in str(outcomes.StudentException.__annotations__["frames"])
+
+
+def test_the_templates_name_only_statuses_outcomes_and_verdicts_that_exist():
+    # Most templates compare with the types themselves (Outcome.PASSED); these are the spelled-out ones.
+    patterns = {
+        r'\bstatus [!=]= "([a-z_]+)"': {s.value for s in Status} | {v.value for v in Verdict},
+        r'statuses\["([a-z_]+)"\]': {v.value for v in Verdict},
+        r'"outcome", "equalto", "([a-z_]+)"': {o.value for o in Outcome},
+        r'outcome [!=]= "([a-z_]+)"': {o.value for o in Outcome},
+    }
+    found: dict[str, set[str]] = {}
+    for path in sorted((REPO / "feedback_templates").rglob("*.j2")):
+        text = path.read_text(encoding="utf-8")
+        for pattern, allowed in patterns.items():
+            for name in re.findall(pattern, text):
+                found.setdefault(pattern, set()).add(name)
+                assert name in allowed, f"{path.name} names {name!r}, which no type has"
+    assert len(found) >= 3, found  # the patterns still find what the templates spell out
