@@ -104,6 +104,11 @@ def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
         (report,) = pool.run(_check, [task], on_crash=crashed, on_timeout=stuck, seconds=lambda _: limit)
     for line in report.grader_log:  # stdout: Gradescope shows it to the instructor only
         print(line)
+    if report.status is Status.GRADER_ERROR:
+        # The sandbox or the grader failed (e.g. it could not drop privileges): the
+        # student is told it is the grader's fault, never to fix their file.
+        why = report.load_problem.message if report.load_problem else "the grader failed"
+        raise RuntimeError(f"the grader could not check this submission: {why}")
     elapsed = time.monotonic() - started
     return results_json(report, course.templates_dir, hidden=cast(Visibility, hidden), execution_time=elapsed)
 
