@@ -6,9 +6,10 @@ It starts before any student code, and, in this order:
    ``/dev/null``, so ``input()`` gets end-of-file and prints go nowhere unless captured;
 2. reads the grader's first message (the nonce its ready message must carry) and the
    submission's source, while it may still read anything the grader could;
-3. gives up what it can of the machine: its own IPC namespace (as root, without
-   bubblewrap), an unprivileged user (started as root), resource limits, and the seccomp
-   filter (without bubblewrap, which applies the same filter itself);
+3. gives up what it can of the machine: its own IPC namespace and private scratch
+   folders (as root, without bubblewrap), an unprivileged user (started as root),
+   resource limits, and the seccomp filter (without bubblewrap, which applies the same
+   filter itself);
 4. builds everything it will rely on while student code runs (:func:`make_server`): its
    own copy of the builtins, the codec loaded into a private namespace, the functions it
    calls, all held in closures, never looked up by name again; ``__main__`` becomes an
@@ -239,6 +240,51 @@ def own_ipc_namespace(applied: list[str], missing: list[str]) -> None:
         applied.append("ipc namespace")
     except (OSError, AttributeError, ImportError):
         missing.append("ipc namespace")
+
+
+#: Folders every user may write to, that the process sandbox (as root) gives a private,
+#: size-limited tmpfs of its own: files there would outlive the check and hold memory
+#: that no limit counts (``/dev/shm`` is memory).
+SCRATCH_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/run/lock")
+
+
+def own_scratch(size: int, path: str, source: str, applied: list[str], missing: list[str]) -> None:
+    """Private, empty scratch folders, in a mount namespace of its own (needs root).
+
+    Without bubblewrap, the unprivileged user the child becomes could still write the
+    host's ``/tmp`` and ``/dev/shm``: files that outlive the check (the next student's
+    could read them) and memory outside ``RLIMIT_AS``. Here each of those folders gets a
+    fresh tmpfs of ``size`` bytes that disappears with the child. The harness has read
+    everything it needs by now; a folder holding the interpreter is left alone, and the
+    submission (``path``, with its ``source``) is put back, read-only, where
+    ``__file__`` says it is.
+    """
+    keep = (sys.prefix, sys.base_prefix, os.path.dirname(os.__file__))
+    try:
+        times = os.stat(path)
+        ctypes, c = libc()
+        if c.unshare(0x00020000) != 0:  # CLONE_NEWNS
+            raise OSError(ctypes.get_errno(), "unshare")
+        if c.mount(None, b"/", None, 0x4000 | 0x40000, None) != 0:  # MS_REC | MS_PRIVATE
+            raise OSError(ctypes.get_errno(), "mount")
+        options = f"size={int(size)},mode=1777".encode()
+        for folder in SCRATCH_FOLDERS:
+            if not os.path.isdir(folder) or any((k + "/").startswith(folder + "/") for k in keep):
+                continue
+            # MS_NOSUID | MS_NODEV | MS_NOEXEC
+            if c.mount(b"tmpfs", folder.encode(), b"tmpfs", 2 | 4 | 8, options) != 0:
+                raise OSError(ctypes.get_errno(), f"mount {folder}")
+            if path.startswith(folder + "/"):
+                os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+                with open(path, "w", encoding="utf-8") as file:
+                    file.write(source)
+                # the same file, as far as student code can tell: contents and times
+                os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+                os.chmod(path, 0o444)
+                os.chmod(os.path.dirname(path), 0o555)
+        applied.append("private scratch folders")
+    except (OSError, AttributeError, ImportError):
+        missing.append("private scratch folders")
 
 
 def keep_python_readable() -> None:
@@ -716,6 +762,8 @@ def confine(
         source = file.read()
     if settings.get("own_ipc"):
         own_ipc_namespace(applied, missing)
+    if settings.get("own_scratch"):
+        own_scratch(int(settings["own_scratch"]), path, source, applied, missing)
     uid = settings.get("drop_to_uid")
     if uid is not None:
         drop_privileges(int(uid), bool(settings.get("keep_python")))

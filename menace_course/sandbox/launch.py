@@ -172,9 +172,11 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
         refusal = process_refusal()
         if refusal:
             raise SandboxUnavailable(refusal)
-        # Without bubblewrap the harness confines itself: its own IPC namespace (root
-        # only), the seccomp filter, and a way to keep reading a Python nobody cannot open.
+        # Without bubblewrap the harness confines itself: its own IPC namespace and
+        # scratch folders (root only), the seccomp filter, and a way to keep reading a
+        # Python nobody cannot open.
         settings["own_ipc"] = as_root
+        settings["own_scratch"] = limits.tmp_bytes if as_root else None
         settings["keep_python"] = as_root and not _world_readable_python()
         settings["seccomp"] = seccomp.program().hex() if seccomp.supported() else None
         argv = [python, "-I", "-S", "-B", str(workdir / "harness.pyc"), str(workdir / "submission.py")]

@@ -14,6 +14,7 @@ handed to it instead of to init, so leftovers can be found (and are killed after
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import csv
 import ctypes
@@ -609,6 +610,28 @@ def test_the_harness_is_out_of_reach_through_sys_stdouts_class(aftermath):
     assert run.test("example_1")["detail"]["problem"] == "changed_input"
     assert run.report["score"] == 10.0 and len(changed) == 5  # what the honest mutating function gets
     assert "reads a function's globals (`__globals__`)" in code_findings(run)
+
+
+def held_files() -> list[Path]:
+    folders = ("/tmp", "/var/tmp", "/dev/shm")
+    return [path for folder in folders for path in Path(folder).glob("menace-held-*")]
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "process"])
+def test_files_in_tmp_and_dev_shm_hold_little_and_are_gone_after_the_check(aftermath, sandbox):
+    # /dev/shm is memory the address-space cap does not count, and a file in the host's
+    # /tmp outlives the check. Each sandbox has scratch folders of its own (16 MB each),
+    # gone with it; the process sandbox only as root (as a user it is that user's /tmp).
+    if sandbox == "process" and os.geteuid() != 0:
+        pytest.skip("without root the process sandbox shares the user's folders (README)")
+    path = aftermath.workdir / "holds_memory_in_files.py"
+    report = run_of(aftermath, "holds_memory_in_files").report if sandbox == "bwrap" else None
+    report = report or check_with(path, "--sandbox", sandbox, env={})
+    assert report["sandbox"] == sandbox and report["score"] == 0.0  # it answers only past 200 MB
+    kept = ast.literal_eval(report["printed_at_load"].strip())  # what the file says it held
+    assert all(megabytes <= 16 for folder, megabytes in kept.items() if folder != "memfd"), kept
+    assert kept["memfd"] <= 64, kept  # open files (64) of at most 1 MB each (the file size limit)
+    assert held_files() == []
 
 
 def test_forged_infinity_and_huge_numbers_are_the_submissions_problem_not_a_grader_error(aftermath):

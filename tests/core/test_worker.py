@@ -406,6 +406,45 @@ def test_the_harness_reports_what_it_applied_and_runs_student_code_unprivileged(
         assert {"namespaces", "no network", "ipc namespace"} <= set(confinement.applied)
 
 
+SCRATCH = """
+import os
+def hold(tag):
+    held = {}
+    for folder in ("/tmp", "/dev/shm"):
+        held[folder] = 0
+        for i in range(40):  # 40 MB asked for, in 1 MB files
+            try:
+                with open(f"{folder}/{tag}-{i}", "wb") as file:
+                    file.write(b"x" * (1 << 20))
+            except OSError:
+                break
+            held[folder] += 1
+    return held
+"""
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_files_in_tmp_and_dev_shm_are_capped_and_gone_after_the_check(kind, tmp_path):
+    # /dev/shm is memory that RLIMIT_AS does not count, and files in the host's /tmp would
+    # outlive the check for the next student to read. As root (and always under bubblewrap)
+    # each child gets its own small scratch folders, gone with it.
+    import os
+    from pathlib import Path
+
+    if kind == "process" and os.geteuid() != 0:
+        pytest.skip("without root the process sandbox shares the user's folders (README)")
+    tag = f"menace-held-{os.getpid()}-{kind}"
+    limits = Limits(call_seconds=5, import_seconds=5, budget_seconds=10)
+    with started(kind, SCRATCH, limits) as worker:
+        outcome = worker.call("hold", [tag])
+    assert outcome.status == "returned", outcome
+    assert all(megabytes < 20 for megabytes in outcome.result.values()), outcome.result
+    left = [p for folder in ("/tmp", "/dev/shm") for p in Path(folder).glob(f"{tag}-*")]
+    assert left == []
+    if kind == "process":
+        assert "private scratch folders" in worker.confinement.applied
+
+
 @pytest.mark.bwrap
 def test_a_sandbox_that_cannot_drop_privileges_is_the_graders_failure(monkeypatch):
     # The bwrap probe passes, but dropping to uid 65534 fails (here: no CAP_SETUID).
