@@ -97,7 +97,7 @@ def child_python() -> Path:
 def _interpreter_roots() -> list[Path]:
     """Folders the child's interpreter needs: its prefix, outside /usr."""
     roots = {Path(sys.base_prefix).resolve(), child_python().resolve().parent.parent}
-    return sorted(r for r in roots if not str(r).startswith("/usr"))
+    return sorted(r for r in roots if not r.is_relative_to("/usr"))
 
 
 def _site_dirs() -> list[Path]:

@@ -489,3 +489,18 @@ def test_a_limit_the_sandbox_cannot_apply_is_named_in_the_report_not_skipped(kin
     with open_submission(answer, challenge, kind, limits=impossible) as opened:
         notes = opened.unconfined()
     assert notes and "open_files" in notes[0]
+
+
+def test_a_python_prefix_that_only_starts_with_usr_is_still_made_visible(monkeypatch):
+    # /usr is bound as a whole; /usr2 or /usrlocal is not under it and needs its own bind.
+    import sys
+    from pathlib import Path
+
+    from menace_course.sandbox import launch
+
+    monkeypatch.setattr(sys, "base_prefix", "/usrlocal/python")
+    monkeypatch.setattr(launch, "child_python", lambda: Path("/usrlocal/python/bin/python3"))
+    assert launch._interpreter_roots() == [Path("/usrlocal/python")]
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    monkeypatch.setattr(launch, "child_python", lambda: Path("/usr/bin/python3"))
+    assert launch._interpreter_roots() == []
