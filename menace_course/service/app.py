@@ -38,7 +38,7 @@ from menace_course.service.db.people import context_for
 from menace_course.service.dispatch import Dispatcher, make_dispatcher
 from menace_course.service.dispatch.base import CheckJob
 from menace_course.service.intake import Rejected
-from menace_course.service.limits import limiter
+from menace_course.service.limits import limiter, runs_code, seconds_until_allowed
 from menace_course.service.state import DatabaseRecorder, ServiceState
 
 log = logging.getLogger("menace.service")
@@ -90,12 +90,18 @@ def _local_context(db: Database) -> int:
     raise AssertionError("unreachable")
 
 
+#: The lesson page's own JSON API answers errors as ``{"error": sentence}`` (its script shows it).
+LESSON_API = "/lesson/api/"
+
+
 def _wants_json() -> bool:
-    return request.path.startswith("/api/") or request.path == "/healthz"
+    return request.path.startswith(("/api/", LESSON_API)) or request.path == "/healthz"
 
 
 def _error_response(status: int, code: str, message: str, retry_after: int | None = None) -> Response:
-    if _wants_json():
+    if request.path.startswith(LESSON_API):
+        response = jsonify({"error": message})
+    elif _wants_json():
         response = jsonify({"error": code, "message": message})
     else:
         titles = {
@@ -145,12 +151,11 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(RateLimitExceeded)
     def rate_limited(error: RateLimitExceeded) -> Response:
-        retry = 60
-        limit = getattr(error, "limit", None)
-        if limit is not None:
-            retry = int(limit.limit.get_expiry())
         return _error_response(
-            429, "rate_limited", f"too many requests ({error.description}); slow down", retry
+            429,
+            "rate_limited",
+            f"too many requests ({error.description}); slow down",
+            seconds_until_allowed(),
         )
 
     @app.errorhandler(HTTPException)
@@ -183,8 +188,17 @@ def _security_headers(response: Response) -> Response:
     return response
 
 
+#: Endpoints of other blueprints that run a student's code (in the sandbox): each takes the
+#: same sign-in rule and per-student rate limit as a check (:func:`~.limits.runs_code`).
+RUNS_STUDENT_CODE = ("lesson.run",)
+
+
 def register_blueprints(app: Flask) -> None:
-    """The service's own blueprints, then the optional ones that are installed (lesson, LTI)."""
+    """The service's own blueprints, then the optional ones that are installed (lesson, LTI).
+
+    Endpoints in :data:`RUNS_STUDENT_CODE` are wrapped here, so a blueprint that runs code
+    need not know about the service's sign-in and rate limits to be held to them.
+    """
     from menace_course.service.api import api
     from menace_course.service.pages import pages
 
@@ -194,6 +208,9 @@ def register_blueprints(app: Flask) -> None:
     for module in ("menace_course.service.lesson", "menace_course.service.lti"):
         if importlib.util.find_spec(module) is not None:
             app.register_blueprint(importlib.import_module(module).blueprint)
+    for endpoint in RUNS_STUDENT_CODE:
+        if endpoint in app.view_functions:
+            app.view_functions[endpoint] = runs_code(app.view_functions[endpoint])
 
 
 def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> Flask:

@@ -4,11 +4,26 @@ A signed-in student is limited by their user id, wherever they connect from; an
 anonymous visitor by their address (behind a reverse proxy, ``--behind-proxy`` makes that
 the client's, not the proxy's). Limits are counted in this process's memory, which is
 right for the one web process ``menace serve`` runs.
+
+``Retry-After`` is sent only on a 429, and says when *that* refusal ends: the rate
+limit's window (:func:`seconds_until_allowed`), or the seconds the queue or the student's
+own waiting checks need (set by whoever refused). Flask-Limiter's own headers are off,
+because it would put ``Retry-After`` on every answer, a 202 included, and stretch a
+2-second "too many checks waiting" to the end of the rate-limit window.
+
+:func:`runs_code` holds an endpoint of another blueprint that runs a student's code (the
+lesson page's program runner) to the rules of a check: signed in (or ``--open``), and the
+same per-student rate limit.
 """
 
 from __future__ import annotations
 
-from flask import current_app, request
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flask import current_app, jsonify, request
 from flask_limiter import Limiter
 
 #: Sign-in forms and links, per address (tokens are unguessable; this only keeps noise down).
@@ -34,4 +49,40 @@ def submission_limit() -> str:
     return limit
 
 
-limiter = Limiter(key_func=rate_key, storage_uri="memory://", headers_enabled=True, strategy="moving-window")
+limiter = Limiter(key_func=rate_key, storage_uri="memory://", headers_enabled=False, strategy="moving-window")
+
+
+def seconds_until_allowed() -> int:
+    """After a 429 of the rate limit: whole seconds until the limit lets one more request in."""
+    breached = limiter.current_limit
+    if breached is None:
+        return 60
+    return max(1, int(breached.reset_at - time.time()))
+
+
+@functools.cache
+def runs_code(view: Callable[..., Any]) -> Callable[..., Any]:
+    """``view``, refused to anonymous visitors (unless ``--open``) and rate-limited as a check.
+
+    Made once per view function (cached), so its limit is registered once however many apps
+    a process creates.
+    """
+    from menace_course.service.auth import AuthError, require_checker
+
+    @functools.wraps(view)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            require_checker()
+        except AuthError as error:
+            message = (
+                "sign in to run programs here (with the token or link your instructor gave you)"
+                if error.status == 401
+                else str(error)
+            )
+            response = jsonify({"error": message})
+            response.status_code = error.status
+            return response
+        return view(*args, **kwargs)
+
+    limited: Callable[..., Any] = limiter.limit(submission_limit)(guarded)
+    return limited

@@ -1,8 +1,11 @@
 """Open practice (``--open``), and the limits that keep one student from crowding out the rest:
-a bounded queue, checks waiting per student, and a rate limit, each a 429 with Retry-After."""
+a bounded queue, checks waiting per student, and a rate limit, each a 429 with Retry-After.
+The lesson page's program runner runs students' code too, so it is held to the same rules.
+On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -11,16 +14,22 @@ import pytest
 from sqlalchemy import select
 
 from menace_course.service.db.models import Attempt
-from tests.service.support import CORRECT, add_user, bearer, make_app, stop_app
+from tests.service.conftest import DATABASES
+from tests.service.support import CORRECT, add_user, bearer, make_app, postgres_database, stop_app
 
 SLOW = "import time\ntime.sleep(2.0)\n\n" + CORRECT.read_text()
 
 
-@pytest.fixture(scope="module")
-def open_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    app = make_app(f"sqlite:///{tmp_path_factory.mktemp('db') / 'open.sqlite3'}", open=True)
-    yield app
-    stop_app(app)
+@pytest.fixture(scope="module", params=DATABASES)
+def open_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with contextlib.ExitStack() as stack:
+        if request.param == "sqlite":
+            url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'open.sqlite3'}"
+        else:
+            url = stack.enter_context(postgres_database())
+        app = make_app(url, open=True)
+        stack.callback(stop_app, app)
+        yield app
 
 
 def test_open_practice_checks_without_a_name_and_remembers_the_browsers_attempts(open_app: Any) -> None:
@@ -46,8 +55,8 @@ def test_open_practice_checks_without_a_name_and_remembers_the_browsers_attempts
     assert api.status_code == 200 and api.get_json()["report"]["passed"]
 
 
-def test_a_full_queue_answers_429_with_retry_after_and_stores_nothing(tmp_path: Any) -> None:
-    app = make_app(f"sqlite:///{tmp_path / 'q.sqlite3'}", max_queue=1, per_user_queued=10)
+def test_a_full_queue_answers_429_with_retry_after_and_stores_nothing(db_url: str) -> None:
+    app = make_app(db_url, max_queue=1, per_user_queued=10)
     try:
         client = app.test_client()
         _, token = add_user(app)
@@ -75,23 +84,23 @@ def test_a_full_queue_answers_429_with_retry_after_and_stores_nothing(tmp_path: 
         stop_app(app)
 
 
-def test_one_student_may_have_only_so_many_checks_waiting(tmp_path: Any) -> None:
-    app = make_app(f"sqlite:///{tmp_path / 'p.sqlite3'}", per_user_queued=1)
+def test_one_student_may_have_only_so_many_checks_waiting(db_url: str) -> None:
+    app = make_app(db_url, per_user_queued=1)
     try:
         client = app.test_client()
         _, alice = add_user(app)
         _, bob = add_user(app)
-        assert (
-            client.post(
-                "/api/v1/checks", json={"challenge": "after_game", "source": SLOW}, headers=bearer(alice)
-            ).status_code
-            == 202
+        first = client.post(
+            "/api/v1/checks", json={"challenge": "after_game", "source": SLOW}, headers=bearer(alice)
         )
+        assert first.status_code == 202
+        assert "Retry-After" not in first.headers  # an accepted check is not told to come back
         again = client.post(
             "/api/v1/checks", json={"challenge": "after_game", "source": SLOW}, headers=bearer(alice)
         )
         assert again.status_code == 429 and again.get_json()["error"] == "too_many_waiting"
-        assert again.headers["Retry-After"]
+        # retry when a check of theirs may be done, not when the rate limit's minute is over
+        assert again.headers["Retry-After"] == "2"
         other = client.post(
             "/api/v1/checks",
             json={"challenge": "after_game", "source": CORRECT.read_text()},
@@ -102,8 +111,8 @@ def test_one_student_may_have_only_so_many_checks_waiting(tmp_path: Any) -> None
         stop_app(app)
 
 
-def test_the_rate_limit_is_per_student(tmp_path: Any) -> None:
-    app = make_app(f"sqlite:///{tmp_path / 'r.sqlite3'}", rate_limit="2 per minute", per_user_queued=10)
+def test_the_rate_limit_is_per_student(db_url: str) -> None:
+    app = make_app(db_url, rate_limit="2 per minute", per_user_queued=10)
     try:
         client = app.test_client()
         _, alice = add_user(app)
@@ -121,8 +130,8 @@ def test_the_rate_limit_is_per_student(tmp_path: Any) -> None:
         stop_app(app)
 
 
-def test_a_check_past_its_wall_clock_is_our_fault_and_the_next_check_runs(tmp_path: Any) -> None:
-    app = make_app(f"sqlite:///{tmp_path / 'w.sqlite3'}", check_seconds=2.5)
+def test_a_check_past_its_wall_clock_is_our_fault_and_the_next_check_runs(db_url: str) -> None:
+    app = make_app(db_url, check_seconds=2.5)
     try:
         client = app.test_client()
         _, token = add_user(app)
@@ -145,3 +154,53 @@ def test_a_check_past_its_wall_clock_is_our_fault_and_the_next_check_runs(tmp_pa
         assert app.extensions["menace"].dispatcher.health()["workers"] == 1
     finally:
         stop_app(app)
+
+
+def _signed_in_browser(app: Any, token: str | None) -> tuple[Any, str]:
+    """A test client signed in with ``token`` (or anonymous), and the lesson page's CSRF token."""
+    browser = app.test_client()
+    if token is not None:
+        form = browser.get("/login").get_data(as_text=True)
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', form)
+        assert csrf
+        assert browser.post("/login", data={"csrf_token": csrf.group(1), "token": token}).status_code == 303
+    page = browser.get("/lesson").get_data(as_text=True)
+    found = re.search(r'<meta name="csrf-token" content="([^"]+)"', page)
+    assert found, "the lesson page carries its CSRF token"
+    return browser, found.group(1)
+
+
+def test_the_lesson_page_runs_programs_only_for_a_signed_in_student_and_within_the_rate_limit(
+    db_url: str,
+) -> None:
+    app = make_app(db_url, rate_limit="2 per minute")
+    try:
+        program = {"step": 1, "source": "print(6 * 7)"}
+        stranger, csrf = _signed_in_browser(app, None)
+        refused = stranger.post("/lesson/api/run", json=program, headers={"X-CSRFToken": csrf})
+        assert refused.status_code == 401 and "sign in" in refused.get_json()["error"]
+
+        _, token = add_user(app)
+        student, csrf = _signed_in_browser(app, token)
+        for _ in range(2):
+            ran = student.post("/lesson/api/run", json=program, headers={"X-CSRFToken": csrf})
+            assert ran.status_code == 200 and ran.get_json()["printed"] == "42\n"
+        limited = student.post("/lesson/api/run", json=program, headers={"X-CSRFToken": csrf})
+        assert limited.status_code == 429 and "too many requests" in limited.get_json()["error"]
+        assert 0 < int(limited.headers["Retry-After"]) <= 60
+
+        _, other = add_user(app)
+        classmate, csrf = _signed_in_browser(app, other)
+        assert (
+            classmate.post("/lesson/api/run", json=program, headers={"X-CSRFToken": csrf}).status_code == 200
+        )
+    finally:
+        stop_app(app)
+
+
+def test_open_practice_lets_anyone_run_the_lesson_programs(open_app: Any) -> None:
+    browser, csrf = _signed_in_browser(open_app, None)
+    ran = browser.post(
+        "/lesson/api/run", json={"step": 1, "source": "print('hi')"}, headers={"X-CSRFToken": csrf}
+    )
+    assert ran.status_code == 200 and ran.get_json()["printed"] == "hi\n"
