@@ -40,19 +40,22 @@ def _type_into_editor(driver: Any, lines: list[str]) -> None:
 
 
 def test_a_student_types_a_wrong_answer_and_reads_the_failing_hidden_test(
-    tmp_path: Path, driver: Any, artifacts: Path
+    tmp_path: Path, driver: Any, artifacts: Path, db_url: str
 ) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    db_url = f"sqlite:///{tmp_path / 'service.sqlite3'}"
     assert menace("users", "add", "alice", "--db", db_url).returncode == 0
     live = LiveService(tmp_path, db_url).start()
     try:
         link = menace("users", "link", "alice", "--url", live.url, "--db", db_url).stdout.split()[1]
         driver.get(link)
         driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-        WebDriverWait(driver, 20).until(lambda d: "alice" in d.find_element(By.CSS_SELECTOR, "header").text)
+        # the header read may belong to the page being left (stale): read it again, on the new one
+        WebDriverWait(driver, 20, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda d: "alice" in d.find_element(By.CSS_SELECTOR, "header").text
+        )
 
         driver.get(live.url + "/c/after_game")
         _type_into_editor(driver, NO_FLOOR_LINES)

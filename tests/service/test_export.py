@@ -18,8 +18,7 @@ def _rows(path: Path) -> dict[str, dict[str, str]]:
         return {row["student"]: row for row in csv.DictReader(handle)}
 
 
-def test_the_export_is_menace_grades_own_files_and_lms_exports_read_it(tmp_path: Path) -> None:
-    db_url = f"sqlite:///{tmp_path / 'service.sqlite3'}"
+def test_the_export_is_menace_grades_own_files_and_lms_exports_read_it(tmp_path: Path, db_url: str) -> None:
     app = make_app(db_url)
     try:
         client = app.test_client()

@@ -55,7 +55,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[str,
 
 
 def test_the_hostile_corpus_gets_the_same_verdicts_and_spares_the_bystander(
-    corpus: list[tuple[str, str, Path]], tmp_path: Path
+    corpus: list[tuple[str, str, Path]], tmp_path: Path, db_url: str
 ) -> None:
     with ThreadPoolExecutor(max_workers=2) as pool:
         local = dict(
@@ -65,7 +65,6 @@ def test_the_hostile_corpus_gets_the_same_verdicts_and_spares_the_bystander(
                 strict=True,
             )
         )
-    db_url = f"sqlite:///{tmp_path / 'service.sqlite3'}"
     tokens = menace("users", "add", "mallory", "bystander", "--db", db_url).stdout.split()
     mallory, bystander = tokens[1], tokens[3]
     live = LiveService(

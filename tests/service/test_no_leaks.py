@@ -122,11 +122,10 @@ class Browser:
         return self.open(path, {"csrf_token": token.group(1), **fields})
 
 
-def test_a_whole_session_shows_no_hidden_input_answer_or_reference(tmp_path: Path) -> None:
+def test_a_whole_session_shows_no_hidden_input_answer_or_reference(tmp_path: Path, db_url: str) -> None:
     course = _course_copy(tmp_path)
     before = _fingerprint(course)
     public = _public_text(course)
-    db_url = f"sqlite:///{tmp_path / 'service.sqlite3'}"
     student = menace("users", "add", "alice", "--course", str(course), "--db", db_url).stdout.split()[1]
     menace("users", "add", "--instructor", "carol", "--course", str(course), "--db", db_url)
     seen: list[str] = []

@@ -6,6 +6,8 @@ import shutil
 import socket
 from pathlib import Path
 
+import pytest
+
 from tests.service.support import menace
 from tests.support import REPO
 
@@ -29,6 +31,38 @@ def test_serve_help_documents_every_option() -> None:
     ):
         assert option in done.stdout
     assert "export" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "module, name, argv",
+    [
+        ("menace_course.commands.serve", "serve", ["serve"]),
+        ("menace_course.commands.serve", "serve", ["serve", "export"]),
+        ("menace_course.commands.worker", "worker", ["worker"]),
+        ("menace_course.commands.worker", "worker", ["worker", "status"]),
+        ("menace_course.commands.users", "users", ["users", "add"]),
+        ("menace_course.commands.users", "users", ["users", "list"]),
+        ("menace_course.commands.users", "users", ["users", "link"]),
+        ("menace_course.commands.users", "users", ["users", "revoke"]),
+    ],
+)
+def test_every_option_of_the_service_commands_is_in_their_help(
+    module: str, name: str, argv: list[str]
+) -> None:
+    import importlib
+
+    import click
+
+    command = getattr(importlib.import_module(module), name)
+    for sub in argv[1:]:
+        command = command.commands[sub]
+    shown = menace(*argv, "--help")
+    assert shown.returncode == 0, shown.stderr
+    help_text = " ".join(shown.stdout.split())
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name != "help":
+            assert param.help, f"menace {' '.join(argv)} {param.opts[0]} has no help"
+            assert param.opts[0] in help_text, param.opts[0]
 
 
 def test_a_students_kit_cannot_be_served(tmp_path: Path) -> None:
