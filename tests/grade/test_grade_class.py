@@ -75,7 +75,7 @@ def test_the_class_report_has_its_sections_and_plots(graded: tuple[Path, str, Pa
 def test_the_summary_counts_and_names_what_was_left_out(graded: tuple[Path, str, Path]) -> None:
     printed = graded[1]
     assert "Graded 12 submissions" in printed and "0 already graded" in printed
-    assert "passed 3, failed 4, errors 5" in printed
+    assert "passed 3, failed 4, timed out 0, errors 5" in printed
     assert ".DS_Store" in printed and "__MACOSX" in printed
 
 
