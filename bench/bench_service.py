@@ -128,22 +128,33 @@ class Student:
         self.connection = http.client.HTTPConnection(service.host, service.port, timeout=60)
         self.turn = 0
 
-    def check(self) -> tuple[float, bool]:
-        """One check, start to report: its seconds, and whether it came back done."""
+    def check(self) -> tuple[float, str | None]:
+        """One check, start to report: its seconds, and what went wrong (None: it came back done)."""
         self.turn += 1
         body = json.dumps({"challenge": "after_game", "source": CORRECT if self.turn % 2 else BUGGY})
         headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
         started = time.perf_counter()
-        try:
-            self.connection.request("POST", "/api/v1/checks?wait=30", body, headers)
-            response = self.connection.getresponse()
-            data = json.loads(response.read())
-        except (OSError, http.client.HTTPException, ValueError):
-            self.connection.close()
-            self.connection = http.client.HTTPConnection(self.service.host, self.service.port, timeout=60)
-            return time.perf_counter() - started, False
-        ok = response.status == 200 and data.get("status") == "done" and data["report"]["status"] == "checked"
-        return time.perf_counter() - started, ok
+        for attempt in (1, 2):
+            try:
+                self.connection.request("POST", "/api/v1/checks?wait=30", body, headers)
+                response = self.connection.getresponse()
+                data = json.loads(response.read())
+                break
+            except (OSError, http.client.HTTPException, ValueError) as error:
+                self.connection.close()
+                self.connection = http.client.HTTPConnection(self.service.host, self.service.port, timeout=60)
+                # The server closes a kept-alive connection after 5 s idle (gunicorn's keepalive):
+                # the request never reached it, so send it again on a new connection.
+                closed_while_idle = isinstance(error, (BrokenPipeError, http.client.RemoteDisconnected))
+                if attempt == 2 or not closed_while_idle:
+                    return time.perf_counter() - started, f"no answer: {error!r}"
+        elapsed = time.perf_counter() - started
+        if response.status != 200 or data.get("status") != "done":
+            return elapsed, f"HTTP {response.status}: {json.dumps(data)[:200]}"
+        report = data["report"]
+        if report["status"] != "checked":
+            return elapsed, f"report status {report['status']}: {report.get('reason', '')}"[:200]
+        return elapsed, None
 
 
 def load(
@@ -153,6 +164,7 @@ def load(
     until ``seconds`` pass or ``limit`` checks are done."""
     latencies: list[float] = []
     errors = 0
+    problems: list[str] = []  # the first few errors, as they came
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
 
@@ -165,10 +177,13 @@ def load(
             with lock:
                 if len(latencies) + errors >= limit:
                     return
-            elapsed, ok = student.check()
+            elapsed, problem = student.check()
             with lock:
                 latencies.append(elapsed)
-                errors += not ok
+                if problem is not None:
+                    errors += 1
+                    if len(problems) < 5:
+                        problems.append(problem)
                 if on_check is not None:
                     on_check(len(latencies))
             if think:
@@ -187,6 +202,7 @@ def load(
         "students": len(students),
         "checks": len(latencies),
         "errors": errors,
+        "problems": problems,
         "p50": statistics.median(latencies),
         "p95": percentile(latencies, 0.95),
         "per_second": len(latencies) / wall,
@@ -242,6 +258,8 @@ def main() -> None:
                 f"{level:>3} students: p50 {row['p50']:.3f} s  p95 {row['p95']:.3f} s  "
                 f"{row['per_second']:.1f} checks/s  ({row['checks']} checks, {row['errors']} errors)"
             )
+            for problem in row["problems"]:
+                print(f"      error: {problem}")
         samples: list[tuple[int, int]] = [(0, service.memory_bytes())]
 
         def sample(done: int) -> None:
@@ -256,6 +274,8 @@ def main() -> None:
             f"long run: {long_run['checks']} checks at {long_run['per_second']:.1f}/s, "
             f"{long_run['errors']} errors, p95 {long_run['p95']:.3f} s"
         )
+        for problem in long_run["problems"]:
+            print(f"      error: {problem}")
         mb = [m for _, m in results["memory_mb"]]
         print(f"service memory (MB, every 500 checks): first {mb[0]}, peak {max(mb)}, last {mb[-1]}")
         print(" ".join(f"{n}:{m}" for n, m in results["memory_mb"]))
