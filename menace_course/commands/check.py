@@ -18,7 +18,6 @@ from menace_course.checking.loader import Source, calls_by_function, read_submis
 from menace_course.commands.options import challenge_option, course_option, sandbox_option
 from menace_course.course import Course, find_course
 from menace_course.errors import UsageError
-from menace_course.feedback import render_many
 from menace_course.models import Outcome, Status, SubmissionReport
 from menace_course.sandbox.launch import choose_kind
 from menace_course.terminal import print_feedback
@@ -204,6 +203,9 @@ def _show(reports: list[SubmissionReport], output_format: str, course: Course, a
         data = [r.to_dict() for r in reports]
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False))
         return
+    # Imported here, not at the top: jinja2 loads while the children already run the file.
+    from menace_course.feedback import render_many
+
     text = render_many(reports, course.templates_dir, output_format)  # type: ignore[arg-type]
     if output_format == "text":
         print_feedback(text, ascii_only=ascii_only)
