@@ -332,3 +332,29 @@ def test_during_a_key_rotation_both_keys_are_published_and_the_lms_accepts_the_n
     finally:
         assert keys.finish_rotation() == [old.kid]
     assert [k["kid"] for k in requests.get(f"{service.url}/lti/jwks", timeout=10).json()["keys"]] == [new.kid]
+
+
+def test_a_check_from_the_lesson_page_reaches_the_gradebook_like_one_from_the_challenge_page(
+    service: Service, lms: RunningPlatform
+) -> None:
+    """The lesson page's Check my program (the service's API, with the session and the page's
+    CSRF token) is the same one path: the launched student's score goes to the LMS."""
+    link_id = add_activity(lms, "after_game")
+    lineitem = lms.state.links[link_id].lineitem_id
+    browser = Browser()
+    browser.launch(lms, "alice", link_id)
+    page = browser.get(f"{service.url}/lesson")
+    assert page.status_code == 200 and "Signed in as Alice Liddell" in page.text
+    sent_before = len(scores_of(lms, "alice", lineitem))
+    answer = browser.post(
+        f"{service.url}/api/v1/checks?wait=30",
+        json={"challenge": "after_game", "filename": "after_game.py", "source": RIGHT},
+        headers={"X-CSRFToken": browser.csrf(page)},
+    )
+    assert answer.status_code in (200, 201, 202), answer.text[:300]
+    wait_for(
+        lambda: len(scores_of(lms, "alice", lineitem)) > sent_before,
+        what="the score of the lesson page's check",
+        explain=lambda: outcomes(service, resource_link_id=link_id),
+    )
+    assert scores_of(lms, "alice", lineitem)[-1].body["scoreGiven"] == 15
