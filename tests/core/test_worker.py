@@ -504,3 +504,32 @@ def test_a_python_prefix_that_only_starts_with_usr_is_still_made_visible(monkeyp
     monkeypatch.setattr(sys, "base_prefix", "/usr")
     monkeypatch.setattr(launch, "child_python", lambda: Path("/usr/bin/python3"))
     assert launch._interpreter_roots() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_memory_bomb_is_named_the_same_while_every_core_is_busy(kind):
+    # Issue 8, Also: under load the memory bomb was once a timeout. Time limits count the
+    # child's own time, so a busy machine changes how long a verdict takes, never which.
+    import os
+    import subprocess
+    import sys
+
+    # every page written (not just reserved): reaching the cap takes real CPU time
+    source = "def bomb():\n    hog = []\n    while True:\n        hog.append(b'x' * (50 * 1024 * 1024))\n"
+    spin = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end:\n    pass\n"
+    # Eight busy loops a core, each in a session of its own as other users' work would be
+    # (the kernel shares a CPU between sessions first): the child gets a ninth of a CPU.
+    busy = [
+        subprocess.Popen([sys.executable, "-c", spin], start_new_session=True)
+        for _ in range(8 * (os.cpu_count() or 1))
+    ]
+    try:
+        with started(kind, source, Limits(call_seconds=2, import_seconds=5, budget_seconds=20)) as worker:
+            outcomes = [worker.call("bomb", []) for _ in range(2)]
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    verdicts = [(o.status, o.exception and o.exception.type_name) for o in outcomes]
+    assert verdicts == [("raised", "MemoryError")] * 2
