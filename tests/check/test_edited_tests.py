@@ -71,3 +71,20 @@ def test_the_service_grader_checks_with_the_edited_tests_without_a_restart(cours
         toml.write_text(text.replace(title, 'title = "Edited while serving"'), encoding="utf-8")
         after = check_job(str(course.root), job, "process")
         assert after.title == "Edited while serving"
+
+
+def test_an_edit_that_keeps_the_size_and_the_time_is_imported_afresh(tmp_path, monkeypatch):
+    # Python trusts a cached .pyc whose source has the same size and whole-second mtime.
+    import os
+    import sys
+
+    from menace_course.checking.importing import import_file
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as on a machine without PYTHONDONTWRITEBYTECODE
+    path = tmp_path / "test_rule.py"
+    path.write_text("BEADS = 3\n")
+    stat = path.stat()
+    assert import_file(path).BEADS == 3
+    path.write_text("BEADS = 4\n")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert import_file(path).BEADS == 4
