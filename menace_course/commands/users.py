@@ -77,9 +77,11 @@ def add(names: tuple[str, ...], instructor: bool, db_url: str | None, course: Pa
     database.dispose()
     for line in lines:
         click.echo(line)
+    where = "students put it in MENACE_TOKEN, or sign in with it on the service's page"
+    if instructor:
+        where = "sign in with it on the service's page, then /instructor shows the class table"
     click.echo(
-        f"{len(names)} {role.value}{'s' if len(names) != 1 else ''}: each token is shown this once; "
-        "students put it in MENACE_TOKEN, or sign in with it on the service's page.",
+        f"{len(names)} {role.value}{'s' if len(names) != 1 else ''}: each token is shown this once; {where}.",
         err=True,
     )
     return 0

@@ -51,7 +51,9 @@ def test_bad_names_and_unknown_users_are_exit_2_with_a_reason(db_url: str) -> No
 
 
 def test_an_instructor_is_listed_as_one_and_links_are_printed(db_url: str) -> None:
-    assert menace("users", "add", "--instructor", "carol", "--db", db_url).returncode == 0
+    added = menace("users", "add", "--instructor", "carol", "--db", db_url)
+    assert added.returncode == 0
+    assert "/instructor shows the class table" in added.stderr and "students" not in added.stderr
     listed = menace("users", "list", "--db", db_url)
     assert re.search(r"^carol\s+instructor\s+active", listed.stdout, re.MULTILINE)
     link = menace("users", "link", "carol", "--url", "http://127.0.0.1:8000/", "--db", db_url)
