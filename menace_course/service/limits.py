@@ -13,7 +13,9 @@ because it would put ``Retry-After`` on every answer, a 202 included, and stretc
 
 :func:`runs_code` holds an endpoint of another blueprint that runs a student's code (the
 lesson page's program runner) to the rules of a check: signed in (or ``--open``), and the
-same per-student rate limit.
+same per-student rate limit. When checks go to ``menace worker`` processes (``--queue
+procrastinate``), the web process runs no student code at all, so such an endpoint answers
+503 and says where the programs can be run instead (:data:`NO_CODE_HERE`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,13 @@ from flask_limiter import Limiter
 
 #: Sign-in forms and links, per address (tokens are unguessable; this only keeps noise down).
 LOGIN_LIMIT = "20 per minute"
+
+#: Why an endpoint that runs code is refused when the checks run on workers (issue 11: the
+#: web process only accepts, stores and answers).
+NO_CODE_HERE = (
+    "this service runs students' code only on its check workers, and the lesson's programs are "
+    "not sent there: run them on your own computer with `menace step N` (checks still work here)"
+)
 
 
 def rate_key() -> str:
@@ -62,7 +71,8 @@ def seconds_until_allowed() -> int:
 
 @functools.cache
 def runs_code(view: Callable[..., Any]) -> Callable[..., Any]:
-    """``view``, refused to anonymous visitors (unless ``--open``) and rate-limited as a check.
+    """``view``, refused to anonymous visitors (unless ``--open``) and rate-limited as a check;
+    refused to everyone when checks run on workers, not in this process.
 
     Made once per view function (cached), so its limit is registered once however many apps
     a process creates.
@@ -71,6 +81,10 @@ def runs_code(view: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
+        if current_app.extensions["menace"].config.queue != "local":
+            refused = jsonify({"error": NO_CODE_HERE})
+            refused.status_code = 503
+            return refused
         try:
             require_checker()
         except AuthError as error:
