@@ -321,7 +321,7 @@ def test_during_a_key_rotation_both_keys_are_published_and_the_lms_accepts_the_n
         published = requests.get(f"{service.url}/lti/jwks", timeout=10).json()["keys"]
         assert [k["kid"] for k in published] == [new.kid, old.kid]
         TokenCachingConnector.forget()  # the next call to the LMS's services asks for a new token
-        asked = len(lms.state.token_requests)  # the launch may ask first (the line item), the passback reuses it
+        asked = len(lms.state.token_requests)  # the launch may ask first; the passback reuses it
         link_id = add_activity(lms, "after_game")  # the LMS checked its signature, or refused it
         browser = Browser()
         browser.launch(lms, "bob", link_id)
