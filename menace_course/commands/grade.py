@@ -24,7 +24,13 @@ from rich.progress import (
 from rich.text import Text
 
 from menace_course import catalog
-from menace_course.commands.options import challenge_option, course_option, sandbox_option
+from menace_course.commands.options import (
+    SANDBOX_HELP,
+    challenge_option,
+    course_option,
+    no_sandbox_option,
+    sandbox_option,
+)
 from menace_course.course import find_course
 from menace_course.errors import CourseError, MenaceError, SandboxUnavailable, UsageError
 from menace_course.grading.record import FAILED, GRADER_ERROR, PASSED, Record, number
@@ -100,16 +106,8 @@ def _check_folders(submissions: Path, out: Path) -> None:
     is_flag=True,
     help="Grade everything again (after the tests changed); show whose score changed.",
 )
-@sandbox_option(
-    "bwrap isolates each submission; process does not (needs --i-accept-no-sandbox).",
-    choices=("bwrap", "process"),
-)
-@click.option(
-    "--i-accept-no-sandbox",
-    "accept_no_sandbox",
-    is_flag=True,
-    help="Grade even without bubblewrap: students' code then runs unisolated, as you.",
-)
+@sandbox_option(SANDBOX_HELP, choices=("bwrap", "process"))
+@no_sandbox_option("Grade", who="you")
 @course_option
 def grade(
     submissions: Path,

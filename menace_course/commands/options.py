@@ -38,6 +38,10 @@ def challenge_option(help: str, *, required: bool = True) -> Callable[[F], F]:
     return click.option("--challenge", "slug", required=required, metavar="SLUG", help=help)
 
 
+#: What ``--sandbox bwrap|process`` means, for the commands that refuse to run unsandboxed silently.
+SANDBOX_HELP = "bwrap isolates each submission; process does not (needs --i-accept-no-sandbox)."
+
+
 def sandbox_option(help: str, *, choices: tuple[str, ...] = ("auto", "bwrap", "process")) -> Callable[[F], F]:
     """``--sandbox``: which sandbox runs student code (the first choice is the default)."""
     return click.option(
@@ -46,6 +50,16 @@ def sandbox_option(help: str, *, choices: tuple[str, ...] = ("auto", "bwrap", "p
         default=choices[0],
         show_default=True,
         help=help,
+    )
+
+
+def no_sandbox_option(verb: str, who: str = "this user") -> Callable[[F], F]:
+    """``--i-accept-no-sandbox``: go on without bubblewrap (``verb``: what the command does)."""
+    return click.option(
+        "--i-accept-no-sandbox",
+        "accept_no_sandbox",
+        is_flag=True,
+        help=f"{verb} even without bubblewrap: students' code then runs unisolated, as {who}.",
     )
 
 

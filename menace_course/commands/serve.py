@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from menace_course.commands.options import course_option
+from menace_course.commands.options import SANDBOX_HELP, course_option, no_sandbox_option, sandbox_option
 from menace_course.course import Course, find_course
 from menace_course.errors import CourseError, SandboxUnavailable, UsageError
 from menace_course.models import SandboxKind
@@ -214,19 +214,8 @@ def _graders(config: ServiceConfig) -> str:
     help="Wall clock for one whole check; past it the grader is replaced and the student told "
     "it was our fault.",
 )
-@click.option(
-    "--sandbox",
-    type=click.Choice(["bwrap", "process"]),
-    default="bwrap",
-    show_default=True,
-    help="bwrap isolates each submission; process does not (needs --i-accept-no-sandbox).",
-)
-@click.option(
-    "--i-accept-no-sandbox",
-    "accept_no_sandbox",
-    is_flag=True,
-    help="Serve even without bubblewrap: students' code then runs unisolated, as this user.",
-)
+@sandbox_option(SANDBOX_HELP, choices=("bwrap", "process"))
+@no_sandbox_option("Serve")
 @click.option(
     "--behind-proxy",
     is_flag=True,

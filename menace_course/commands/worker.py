@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from menace_course.commands.options import course_option
+from menace_course.commands.options import SANDBOX_HELP, course_option, no_sandbox_option, sandbox_option
 from menace_course.commands.serve import _sandbox, open_database, service_course
 from menace_course.errors import CourseError, MenaceError, UsageError
 
@@ -57,19 +57,8 @@ def _cpus() -> int:
     help="Grader processes, so checks at once; each takes a CPU while it checks [default: the CPUs].",
 )
 @course_option
-@click.option(
-    "--sandbox",
-    type=click.Choice(["bwrap", "process"]),
-    default="bwrap",
-    show_default=True,
-    help="bwrap isolates each submission; process does not (needs --i-accept-no-sandbox).",
-)
-@click.option(
-    "--i-accept-no-sandbox",
-    "accept_no_sandbox",
-    is_flag=True,
-    help="Run even without bubblewrap: students' code then runs unisolated, as this user.",
-)
+@sandbox_option(SANDBOX_HELP, choices=("bwrap", "process"))
+@no_sandbox_option("Run")
 @click.option(
     "--check-seconds",
     type=click.FloatRange(min=5),
