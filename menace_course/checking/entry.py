@@ -32,28 +32,18 @@ Files are only read and parsed here, never run.
 
 from __future__ import annotations
 
-import itertools
-import os
 import re
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from menace_course.checking.loader import read_submission
+from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, Kind, walk
 from menace_course.errors import UsageError
 from menace_course.models import EntryProblemCode
 
 #: The suffixes of files that can be graded.
 PYTHON_SUFFIXES = (".py", ".ipynb")
-#: Names that operating systems and zip tools leave behind: never a student's work.
-SYSTEM_NAMES = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini", "__pycache__", ".ipynb_checkpoints"})
-#: More files than this in one entry are not looked at (and a note says so).
-MAX_FILES = 500
-#: Nor more files and folders than this, counted together (a folder of a million empty files).
-MAX_ENTRIES = 5000
-#: Nor folders nested deeper than this inside the entry.
-MAX_DEPTH = 20
 
 
 @dataclass(frozen=True)
@@ -90,76 +80,41 @@ class Listing:
     notes: tuple[str, ...]
 
 
-def is_ignored(name: str) -> bool:
-    """True for hidden names and the litter of operating systems and zip tools."""
-    return name.startswith(".") or name in SYSTEM_NAMES
-
-
 def entry_files(folder: Path) -> Listing:
-    """The ``.py`` and ``.ipynb`` files in ``folder``, at any depth, in order of their paths.
+    """The ``.py`` and ``.ipynb`` files in ``folder``, at any depth, each folder's in order of name.
 
-    Links are never followed (a link could point at another student's work), and only
-    regular files count (a FIFO would block a reader for ever). Nothing is read here, and
-    the walk is bounded before it starts: at most :data:`MAX_ENTRIES` names are looked at
-    (a folder of a million empty files), :data:`MAX_FILES` files kept, and folders nested
-    deeper than :data:`MAX_DEPTH` are named, not entered. It keeps its own stack, so no
-    depth of folders can exhaust Python's recursion limit.
+    The walk is :func:`~menace_course.checking.walk.walk`'s: bounded (at most
+    :data:`~menace_course.checking.walk.MAX_ENTRIES` names read, however many a folder
+    holds, and :data:`~menace_course.checking.walk.MAX_DEPTH` levels), never through a
+    link, nothing opened. Of what it finds, only regular files count (a FIFO would block a
+    reader for ever), at most :data:`~menace_course.checking.walk.MAX_FILES` of them; the
+    rest is named in the notes.
     """
     files: list[Candidate] = []
     others: list[str] = []
     notes: list[str] = []
-    stack: list[tuple[Path, str, int]] = [(folder, "", 0)]
-    seen = 0
-    while stack:
-        here, prefix, depth = stack.pop()
-        try:
-            with os.scandir(here) as listing:
-                # Never more names than are left to look at, however many the folder holds.
-                children = sorted(itertools.islice(listing, MAX_ENTRIES - seen + 1), key=lambda c: c.name)
-        except OSError as error:
-            notes.append(f"{prefix or here.name + '/'} could not be read ({error.strerror})")
-            continue
-        folders: list[tuple[Path, str, int]] = []
-        for child in children:
-            if is_ignored(child.name):
-                continue
-            shown = prefix + child.name
-            seen += 1
-            if seen > MAX_ENTRIES or len(files) + len(others) >= MAX_FILES:
-                limit = f"{MAX_ENTRIES} files and folders" if seen > MAX_ENTRIES else f"{MAX_FILES} files"
-                notes.append(f"only the first {limit} were looked at")
-                return Listing(tuple(files), tuple(others), tuple(notes))
-            why = _not_a_regular_file(Path(child.path))
-            if why is None:
-                if child.name.lower().endswith(PYTHON_SUFFIXES):
-                    files.append(Candidate(Path(child.path), shown))
-                else:
-                    others.append(shown)
-            elif why == "a folder":
-                if depth + 1 > MAX_DEPTH:
-                    notes.append(f"not looked into: {shown}/ (folders deeper than {MAX_DEPTH} levels)")
-                else:
-                    folders.append((Path(child.path), shown + "/", depth + 1))
-            elif why == "a link" and child.is_dir():
-                notes.append(f"not graded: {shown}/ (a link)")
+    for found in walk(folder):
+        shown = "/".join(found.parts)
+        if found.kind is Kind.FILE:
+            if len(files) + len(others) >= MAX_FILES:
+                notes.append(TOO_MANY_FILES)
+                break
+            if found.path.name.lower().endswith(PYTHON_SUFFIXES):
+                files.append(Candidate(found.path, shown))
             else:
-                notes.append(f"not graded: {shown} ({why})")
-        stack.extend(reversed(folders))
+                others.append(shown)
+        elif found.kind is Kind.LINK:
+            slash = "/" if found.path.is_dir() else ""  # is_dir() looks through the link, reads nothing
+            notes.append(f"not graded: {shown}{slash} (a link)")
+        elif found.kind is Kind.SPECIAL:
+            notes.append(f"not graded: {shown} (not a regular file)")
+        elif found.kind is Kind.UNREADABLE:
+            notes.append(f"not graded: {shown} (cannot be read: {found.error})")
+        elif found.kind is Kind.UNLISTABLE:
+            notes.append(f"{shown or folder.name}/ could not be read ({found.error})")
+        elif found.kind is not Kind.FOLDER:
+            notes.append(found.left_out(f"{shown or folder.name}/"))
     return Listing(tuple(files), tuple(others), tuple(notes))
-
-
-def _not_a_regular_file(path: Path) -> str | None:
-    try:
-        mode = path.lstat().st_mode
-    except OSError as error:
-        return f"cannot be read: {error.strerror}"
-    if stat.S_ISLNK(mode):
-        return "a link"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
-    return None
 
 
 def defines(path: Path, function: str) -> bool:

@@ -7,9 +7,11 @@ is not a regular file. Then the entry carries a :class:`Problem` saying why. Onl
 litter of operating systems and zip tools is left out (hidden files, ``__MACOSX``,
 ``Thumbs.db``, ...), and :class:`Discovery` names it, so nothing is dropped unseen.
 
-When a student handed in several Python files, the one graded is chosen by the rule every
-entry point shares (:mod:`menace_course.checking.entry`): what defines the challenge's
-function first, then the name; the entry's ``notes`` say which was chosen and what was not.
+A student's folder is looked into by the walk every entry point shares
+(:mod:`menace_course.checking.walk`: bounded, never through a link), and when a student
+handed in several Python files, the one graded is chosen by the rule every entry point
+shares (:mod:`menace_course.checking.entry`): what defines the challenge's function first,
+then the name; the entry's ``notes`` say which was chosen and what was not.
 """
 
 from __future__ import annotations
@@ -23,21 +25,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
-from menace_course.checking.entry import (
-    MAX_DEPTH,
-    MAX_ENTRIES,
-    MAX_FILES,
-    PYTHON_SUFFIXES,
-    Candidate,
-    choose_file,
-    is_ignored,
-)
+from menace_course.checking.entry import PYTHON_SUFFIXES, Candidate, choose_file
+from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, Kind, is_ignored, walk
 from menace_course.errors import UsageError
 from menace_course.grading.names import Identity, identify, key_for, readable
 
-#: The same bounds as every entry point's walk (:func:`menace_course.checking.entry.entry_files`).
-MAX_FILES_PER_STUDENT = MAX_FILES
-MAX_ENTRIES_PER_STUDENT = MAX_ENTRIES
 #: Bytes of one file hashed to notice that it changed (a graded file is far smaller).
 MAX_BYTES_HASHED = 64 * 1024 * 1024
 
@@ -195,53 +187,35 @@ def _add(groups: dict[tuple[str, str], _Group], root: Path, name: str) -> None:
 
 
 def _walk(group: _Group, folder: Path, root: Path) -> None:
-    """Add every regular file under ``folder``; links and special files are named, never opened."""
+    """Add every regular file under ``folder``; links and special files are named, never opened.
+
+    The walk is :func:`~menace_course.checking.walk.walk`'s, bounded as every entry point's.
+    """
     top = readable(folder.name)[0] + "/"
-    stack: list[tuple[Path, str, int]] = [(folder, "", 0)]
-    seen = 0
-    while stack:
-        here, prefix, depth = stack.pop()
-        try:
-            with os.scandir(here) as listing:
-                children = sorted(listing, key=lambda child: child.name)
-        except OSError as error:
-            group.unreadable.append(f"{top}{prefix} could not be read ({error.strerror})")
+    for found in walk(folder):
+        names = [readable(part) for part in found.parts]
+        shown = "/".join(name for name, _ in names)  # inside the student's folder
+        if found.kind is Kind.UNLISTABLE:
+            group.unreadable.append(f"{top}{shown and shown + '/'} could not be read ({found.error})")
             continue
-        folders = []
-        for child in children:
-            if is_ignored(child.name):
-                continue
-            seen += 1
-            if seen > MAX_ENTRIES_PER_STUDENT:
-                group.notes.append(
-                    f"only the first {MAX_ENTRIES_PER_STUDENT} files and folders were looked at"
-                )
+        if found.kind is Kind.TOO_MANY:
+            group.notes.append(found.left_out(f"{shown}/" if shown else top))
+            return
+        if names[-1][1]:  # the name is not UTF-8, or holds control characters
+            group.notes.append(names[-1][1])
+        if found.kind is Kind.FILE:
+            if len(group.files) >= MAX_FILES:
+                group.notes.append(TOO_MANY_FILES)
                 return
-            name, name_note = readable(child.name)
-            shown = prefix + name
-            if name_note:
-                group.notes.append(name_note)
-            try:
-                mode = child.stat(follow_symlinks=False).st_mode
-            except OSError as error:
-                group.unreadable.append(f"{top}{shown} could not be read ({error.strerror})")
-                continue
-            if stat.S_ISDIR(mode):
-                folders.append((Path(child.path), shown + "/", depth + 1))
-            elif stat.S_ISLNK(mode):
-                group.unreadable.append(_link_note(Path(child.path), root, top + shown, folder.name))
-            elif not stat.S_ISREG(mode):
-                group.unreadable.append(f"{top}{shown} is {_kind(mode)}, not a regular file")
-            elif len(group.files) >= MAX_FILES_PER_STUDENT:
-                group.notes.append(f"only the first {MAX_FILES_PER_STUDENT} files were looked at")
-                return
-            else:
-                group.files.append((Path(child.path), shown))
-        for sub in reversed(folders):
-            if sub[2] > MAX_DEPTH:
-                group.notes.append(f"not looked into: {sub[1]} (folders deeper than {MAX_DEPTH} levels)")
-            else:
-                stack.append(sub)
+            group.files.append((found.path, shown))
+        elif found.kind is Kind.TOO_DEEP:
+            group.notes.append(found.left_out(f"{shown}/"))
+        elif found.kind is Kind.LINK:
+            group.unreadable.append(_link_note(found.path, root, top + shown, folder.name))
+        elif found.kind is Kind.SPECIAL:
+            group.unreadable.append(f"{top}{shown} is {_kind(found.mode)}, not a regular file")
+        elif found.kind is Kind.UNREADABLE:
+            group.unreadable.append(f"{top}{shown} could not be read ({found.error})")
 
 
 def _entry(group: _Group, root: Path, function: str, slug: str) -> Entry:

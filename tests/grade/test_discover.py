@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from grade_support import RIGHT, SYNTAX_ERROR, notebook, write
 
+from menace_course.checking.walk import MAX_DEPTH
 from menace_course.errors import UsageError
-from menace_course.grading.discover import MAX_DEPTH, Entry, discover, entry_path
+from menace_course.grading.discover import Entry, discover, entry_path
 from menace_course.grading.names import identify
 
 

@@ -102,7 +102,10 @@ def deep_and_wide(root: Path) -> None:
     """A folder nested 1,100 deep and one with 6,000 files: discovery must stay bounded.
 
     ``os.walk`` recurses on Python 3.11, and this depth ended the batch with RecursionError.
-    (Remove it with :func:`remove`: ``shutil.rmtree`` recurses too.)
+    (Remove it with :func:`remove`: ``shutil.rmtree`` recurses too.) Lea's answer sits
+    beside the wide folder, not in it: the walk reads only so many names of a folder, in
+    the order the file system gives them, so an answer among 6,000 files may be one it
+    never reads.
     """
     _file(root / "alice.py", RIGHT)
     deep = root / "kim"
@@ -120,11 +123,11 @@ def deep_and_wide(root: Path) -> None:
     finally:
         os.close(here)
     _file(root / "kim" / "after_game.py", NOTHING)
-    wide = root / "lea"
-    wide.mkdir()
+    wide = root / "lea" / "downloads"
+    wide.mkdir(parents=True)
     for n in range(6000):
         (wide / f"f{n:05}.txt").touch()
-    _file(wide / "after_game.py", NOTHING)
+    _file(root / "lea" / "after_game.py", NOTHING)
 
 
 ATTACKS: dict[str, Callable[[Path], None]] = {
