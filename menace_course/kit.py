@@ -58,6 +58,21 @@ exit code says:
        challenge is unknown
     3  the examples pass, but the hidden checks did not run here: they run when
        your instructor grades
+
+Checking on your course's check service
+---------------------------------------
+
+If your course runs a check service, your instructor gives you its address and a
+token. There the hidden checks run too (their inputs and answers stay on the
+service) and you get the same feedback and exit codes:
+
+    MENACE_TOKEN=<your token> menace check after_game.py --server <address>
+
+Or set them once: MENACE_SERVER to the address (then --server can be left out)
+and MENACE_TOKEN to the token. The token goes only in MENACE_TOKEN, never on the
+command line. On Windows, in PowerShell: $env:MENACE_TOKEN = "<your token>".
+If the service cannot be reached or refuses the token, the check ends with exit
+code 2 and says why.
 """
 
 

@@ -224,6 +224,13 @@ def test_installed_kit_finds_a_wrong_example_and_lists_hidden_tests_as_not_run(k
     assert len(report["hidden_not_run"]) == 12 and report["passed"] is False
 
 
+def test_kit_readme_tells_how_to_check_on_the_course_service_with_the_token_in_the_environment(kit):
+    text = kit.instructions.read_text()
+    assert "menace check after_game.py --server <address>" in text
+    assert "MENACE_SERVER" in text and "MENACE_TOKEN=<your token>" in text
+    assert "never on the\ncommand line" in text
+
+
 def test_kit_instructions_name_the_wheel(kit):
     assert kit.wheel.name in kit.instructions.read_text()
 
