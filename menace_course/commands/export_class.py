@@ -13,7 +13,7 @@ import click
 
 from menace_course.commands.options import results_option
 from menace_course.errors import UsageError
-from menace_course.exports import read_results
+from menace_course.exports import counted, read_results
 from menace_course.exports.canvas import export_canvas
 from menace_course.exports.moodle import DEFAULT_MAX_GRADE, write_worksheet
 from menace_course.exports.plain_csv import write_plain
@@ -65,7 +65,8 @@ def canvas(out: Path, gradebook: Path, import_file: Path, column: str | None, ov
     results = read_results(out)
     filled = export_canvas(results, gradebook, import_file, column, overwrite)
     verb = "added the new column" if filled.new_column else "filled the column"
-    click.echo(f"{verb} {filled.column!r} for {len(filled.matched)} of {len(results)} graded students")
+    graded = counted(len(results), "graded student")
+    click.echo(f"{verb} {filled.column!r} for {len(filled.matched)} of {graded}")
     if filled.new_column:
         click.echo("note: Canvas creates a new assignment for a column without an id when you import it")
     if filled.scale != 1.0:
@@ -75,7 +76,8 @@ def canvas(out: Path, gradebook: Path, import_file: Path, column: str | None, ov
         click.secho(f"menace: NOT EXPORTED: {name} ({printable(why)})", err=True, fg="red", bold=True)
     if filled.kept:
         click.secho(
-            f"menace: {len(filled.kept)} students already have a different grade in {filled.column!r}; "
+            f"menace: {counted(len(filled.kept), 'student already has', 'students already have')} "
+            f"a different grade in {filled.column!r}; "
             "it was KEPT (run again with --overwrite to replace it):",
             err=True,
             fg="red",
@@ -118,7 +120,7 @@ def moodle(out: Path, import_file: Path, max_grade: float) -> int:
     """
     results = read_results(out)
     sheet = write_worksheet(out, results, import_file, max_grade)
-    click.echo(f"wrote {import_file}: {len(results)} students")
+    click.echo(f"wrote {import_file}: {counted(len(results), 'student')}")
     if round(sheet.max_score, 6) != round(max_grade, 6):
         click.secho(
             f"grades are SCALED from {sheet.max_score:g} points to {max_grade:g} (--max-grade): "
@@ -136,16 +138,20 @@ def moodle(out: Path, import_file: Path, max_grade: float) -> int:
         )
     else:
         click.echo(
-            f"{sheet.without_id} students have no Moodle participant id (their files did not come from "
-            "Moodle's download): their Identifier is their name as graded. Import the file in "
+            f"{counted(sheet.without_id, 'student has', 'students have')} no Moodle participant id "
+            "(files that did not come from Moodle's download): the Identifier is the name as graded. "
+            "Import the file in "
             "Grades → Import → CSV file, mapping Identifier to username or email address and "
             "Grade to the assignment."
         )
     if sheet.escaped:
         names = ", ".join(printable(name) for name in sheet.escaped)
+        these, were, them = ("identifier starts", "was", "it")
+        if len(sheet.escaped) > 1:
+            these, were, them = ("identifiers start", "were", "them")
         click.secho(
-            f"menace: {len(sheet.escaped)} identifiers start like a spreadsheet formula and were written "
-            f"with a leading ' so that no spreadsheet runs them; Moodle will not match them: {names}",
+            f"menace: {len(sheet.escaped)} {these} like a spreadsheet formula and {were} written "
+            f"with a leading ' so that no spreadsheet runs {them}; Moodle will not match {them}: {names}",
             err=True,
             fg="red",
             bold=True,
@@ -167,5 +173,5 @@ def plain_csv(out: Path, file: Path) -> int:
     """
     results = read_results(out)
     write_plain(results, file)
-    click.echo(f"wrote {file}: {len(results)} students")
+    click.echo(f"wrote {file}: {counted(len(results), 'student')}")
     return 0

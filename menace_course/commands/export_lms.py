@@ -13,6 +13,7 @@ import click
 from menace_course.commands.options import challenge_option, course_option, force_option, sandbox_option
 from menace_course.course import find_course
 from menace_course.errors import UsageError
+from menace_course.exports import counted
 from menace_course.exports.gradescope_results import VISIBILITIES
 
 
@@ -59,8 +60,8 @@ def gradescope(
     except OSError as error:  # a folder that cannot be made or written
         raise UsageError(f"cannot write {out}: {error.strerror or error}") from error
     click.echo(
-        f"wrote {built.zip_path}: {built.tests} tests ({built.hidden_tests} hidden, "
-        f"{hidden_visibility} on Gradescope), {built.points:g} points"
+        f"wrote {built.zip_path}: {counted(built.tests, 'test')} ({built.hidden_tests} hidden, "
+        f"{hidden_visibility} on Gradescope), {built.points:g} {'point' if built.points == 1 else 'points'}"
     )
     if built.hidden_tests == 0:
         click.echo(f"note: {slug} has no hidden tests; the autograder runs its examples only")
@@ -100,7 +101,9 @@ def nbgrader(slug: str, out_dir: Path, force: bool, course: Path | None) -> int:
         written = export_assignment(find_course(course), slug, out_dir, force=force)
     except OSError as error:  # a folder that cannot be made or written
         raise UsageError(f"cannot write to {out_dir}: {error.strerror or error}") from error
-    click.echo(f"wrote {written.notebook} ({written.test_cells} test cells, {written.points:g} points)")
+    points = "point" if written.points == 1 else "points"
+    cells = counted(written.test_cells, "test cell")
+    click.echo(f"wrote {written.notebook} ({cells}, {written.points:g} {points})")
     if written.config_written:
         click.echo(f"wrote {written.config}")
     else:

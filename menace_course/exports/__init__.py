@@ -27,6 +27,15 @@ class Graded:
     record: Record  #: the full record (the ``check --format json`` report and more)
 
 
+def counted(number: int, singular: str, plural: str | None = None) -> str:
+    """``number`` and the noun that agrees with it, for the exports' messages.
+
+    >>> counted(1, "student"), counted(2, "student"), counted(1, "identifier starts", "identifiers start")
+    ('1 student', '2 students', '1 identifier starts')
+    """
+    return f"{number} {singular if number == 1 else plural or singular + 's'}"
+
+
 def read_results(out: Path) -> list[Graded]:
     """Every student's result in ``OUT/results.jsonl``, in the file's order.
 

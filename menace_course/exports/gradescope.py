@@ -34,6 +34,7 @@ from menace_course.bundle import build_wheel, copy_tree, dependencies
 from menace_course.catalog import Challenge
 from menace_course.course import Course
 from menace_course.errors import UsageError
+from menace_course.exports import counted
 from menace_course.exports.gradescope_results import VISIBILITIES
 from menace_course.kit import collect_suite, public_files
 
@@ -170,8 +171,8 @@ def check_visibility(hidden: str, tests: list[tuple[float, bool]]) -> None:
     if scored:
         total = sum(points for points, _ in tests)
         raise UsageError(
-            f"--hidden-visibility hidden would hide {len(scored)} tests worth {sum(scored):g} of the "
-            f"{total:g} points for good: Gradescope never shows a hidden test, not even after grades "
+            f"--hidden-visibility hidden would hide {counted(len(scored), 'test')} worth {sum(scored):g} "
+            f"of the {total:g} points for good: Gradescope never shows a hidden test, not even after grades "
             "are published, and shows no total while any test is hidden, so students could neither "
             "see nor check those points (Gradescope documents hidden for tests without points). "
             "Use after_published (the default: the hidden tests appear, names and hints only, when "

@@ -241,6 +241,11 @@ def test_hidden_visibility_is_refused_for_hidden_tests_that_carry_points(tmp_pat
     assert "after_published" in done.stderr and not target.exists()
 
 
+def test_hidden_visibility_refusal_names_one_hidden_test_in_the_singular():
+    with pytest.raises(UsageError, match=r"would hide 1 test worth 2 of the 3 points"):
+        check_visibility("hidden", [(1.0, True), (2.0, False)])
+
+
 def test_hidden_visibility_stays_allowed_for_tests_without_points():
     check_visibility("hidden", [(1.0, True), (0.0, False)])  # an informational hidden test
     check_visibility("after_published", [(1.0, False)])

@@ -166,7 +166,7 @@ def test_moodle_worksheet_has_participant_ids_grades_and_html_feedback(
 ) -> None:
     target = tmp_path / "moodle.csv"
     ran = menace("export", "moodle", "--results", moodle_out, "--out", target)
-    assert ran.code == 0 and "1 students have no Moodle participant id" in ran.out
+    assert ran.code == 0 and "1 student has no Moodle participant id" in ran.out
     table = list(csv.DictReader(target.open(encoding="utf-8", newline="")))
     by_id = {row["Identifier"]: row for row in table}
     assert set(by_id) == {"Participant 424242", "Participant 515151", "pat"}
@@ -227,6 +227,16 @@ def test_canvas_keeps_a_different_grade_already_there_and_lists_who(
     column = rows(book)[0].index(COLUMN)
     scores = {row[0]: row[column] for row in rows(target)[2:]}
     assert (scores["Doe, Jane"], scores["Smith, Alex"], scores["Lee, Jordan"]) == ("9.00", "EX", "15")
+
+
+def test_canvas_says_one_student_already_has_a_different_grade_in_the_singular(
+    canvas_out: Path, tmp_path: Path, menace: Menace
+) -> None:
+    book = with_grades(tmp_path, {"Doe, Jane": "9.00"})
+    ran = export_canvas(menace, canvas_out, book, tmp_path / "import.csv")
+    assert ran.code == 1
+    assert f"menace: 1 student already has a different grade in {COLUMN!r}" in ran.err
+    assert "students" not in ran.err and "doejane: 9.00 kept" in ran.err
 
 
 def test_canvas_overwrite_replaces_them_without_a_word(
