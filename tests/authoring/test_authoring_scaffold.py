@@ -55,6 +55,17 @@ def test_a_new_challenge_validates_out_of_the_box(course, menace):
     assert result["mutants"]["killed"] == result["mutants"]["total"] > 0
 
 
+def test_challenge_texts_word_the_hidden_tests_for_the_web_page_as_well_as_menace_check(course, menace):
+    """The README is shown on the service's page /c/SLUG too, where there is no ``menace check``."""
+    menace("new", "bead_total", "--course", str(course))
+    readmes = sorted((course / "challenges").glob("*/README.md"))
+    assert len(readmes) > 1
+    for readme in readmes:
+        text = " ".join(readme.read_text(encoding="utf-8").split())
+        assert "`menace check` lists them" not in text, readme
+        assert "tests you can't see: the check lists them by name" in text, readme
+
+
 def test_new_refuses_a_slug_that_exists(course, menace):
     ran = menace("new", "after_game", "--course", str(course))
     assert ran.code == 2
