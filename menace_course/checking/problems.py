@@ -13,6 +13,7 @@ import difflib
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite
 from menace_course.models import Detail, LoadProblem, Outcome, Problem, Status, TestResult
+from menace_course.sandbox.channel import ReplyTooLarge
 from menace_course.sandbox.outcomes import LoadOutcome
 
 #: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
@@ -51,6 +52,8 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
             f"{name} did not finish loading in time (code outside functions runs when it loads)",
             detail,
         )
+    if load.status == "crashed" and load.exception and load.exception.type_name == ReplyTooLarge.__name__:
+        return too_large(load.exception.message, name, printed)
     if load.status == "crashed":
         detail = Detail(problem=Problem.CRASHED, printed=printed, note=f"exit code {load.exit_code}")
         return LoadProblem(f"{name} stopped Python while it was loading", detail)
@@ -66,6 +69,25 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
         printed=printed,
     )
     return LoadProblem(f"{name} stopped with an error while it was loading", detail)
+
+
+def too_large(cap: str, name: str, printed: str | None) -> LoadProblem:
+    """The file loaded, but what it defines was over the cap on one reply (``cap``, in bytes).
+
+    The ready message lists every top-level function with its parameters' names; the
+    worker refuses a reply over ``Limits.reply_bytes`` and stops the child. Python did
+    not stop: a file that makes hundreds of functions with long parameter lists (say
+    with ``exec`` in a loop) did this while loading, so it is a load problem of the file.
+    """
+    size = int(cap) if cap.isdigit() else 0
+    mib = size / (1024 * 1024)
+    shown = f"{mib:g} MiB" if size and mib == int(mib) else f"{size:,} bytes"
+    detail = Detail(problem=Problem.RAISED, printed=printed, note=f"reply cap {size} bytes")
+    return LoadProblem(
+        f"{name} defines too much for the checker to report: the list of its functions and their "
+        f"parameters came to more than {shown}, the most one report from the sandbox may hold",
+        detail,
+    )
 
 
 def function_problem(

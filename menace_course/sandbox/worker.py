@@ -260,6 +260,11 @@ class Worker:
             complaint = self._sandbox_complaint()
             if complaint:
                 raise SandboxFailure(complaint) from None
+            if isinstance(problem, ReplyTooLarge):  # not a crash: it defines too much to report
+                from menace_course.sandbox.outcomes import StudentException  # (kept within this branch)
+
+                cap = StudentException(ReplyTooLarge.__name__, str(self.limits.reply_bytes))
+                return LoadOutcome("crashed", exit_code=code, exception=cap)
             return LoadOutcome("crashed", exit_code=code)
         self.attempts.extend(outcome.attempts)
         if outcome.confinement is not None:
