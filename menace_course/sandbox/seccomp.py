@@ -6,6 +6,12 @@ some kernel objects are shared by every process of a user however it is sandboxe
 * **SysV IPC** (``shmget``, ``semget``, ``msgget``, ...): a shared memory segment stays
   allocated after it is detached, so ``RLIMIT_AS`` never counts it. One submission held
   over 1 GB of host memory under a 512 MB cap. POSIX message queues are the same story.
+* **Anonymous files in memory** (``memfd_create``, ``memfd_secret``): their pages are not in
+  the address space until mapped, so ``RLIMIT_AS`` does not count them either. Here they
+  die with the child and ``RLIMIT_FSIZE`` and ``RLIMIT_NOFILE`` bound them (under 64 files
+  of 1 MB), but that is up to 64 MB per sandbox beyond its cap, a lesson has no use for
+  them, and a memfd is also a file to ``execveat`` without a path. Refused; ``/tmp`` and
+  ``/dev/shm`` stay (16 MB each), since ``tempfile`` is ordinary Python.
 * **Keyrings** (``add_key``, ``request_key``, ``keyctl``): every sandbox runs as uid 65534
   in the host's user namespace, and a key added to that uid's keyring outlives the
   sandbox; the next student's sandbox read it.
@@ -59,6 +65,9 @@ SYSCALLS: dict[str, tuple[int | None, int | None]] = {
     "mq_timedreceive": (243, 183),
     "mq_notify": (244, 184),
     "mq_getsetattr": (245, 185),
+    # anonymous files in memory: outside RLIMIT_AS, no use in a lesson
+    "memfd_create": (319, 279),
+    "memfd_secret": (447, 447),
     # keyrings: outlive the sandbox, shared by every process of the uid
     "add_key": (248, 217),
     "request_key": (249, 218),

@@ -1,6 +1,6 @@
 """The seccomp filter: the right numbers, and in a real sandbox each refused call gets EPERM.
 
-Under the filter, SysV shared memory (which ``RLIMIT_AS`` never counts) and the keyrings
+Under the filter, SysV shared memory and memfds (which ``RLIMIT_AS`` never counts) and the keyrings
 (which outlive a sandbox and are shared by every sandbox of uid 65534) cannot be used at
 all, nor can a submission make namespaces, mount, trace, or reach bpf, perf, userfaultfd
 or io_uring. Each run below is compared with the same sandbox without the filter, so the
@@ -21,6 +21,7 @@ import pytest
 from menace_course.limits import Limits
 from menace_course.sandbox import seccomp
 from menace_course.sandbox.launch import bwrap_plan, child_python
+from menace_course.sandbox.worker import Worker
 
 # Arguments that make each call succeed (or fail for a reason other than EPERM) when allowed.
 PROBE = r"""
@@ -35,6 +36,7 @@ args = {
     "add_key": (b"user", b"menace-note", b"hello", 5, -2),  # the process keyring
     "keyctl": (0, -4, 1),  # KEYCTL_GET_KEYRING_ID of the user keyring
     "personality": (0xFFFFFFFF,), "userfaultfd": (1,), "unshare": (0,),
+    "memfd_create": (b"menace-held", 0),
 }
 found = {}
 for name, number in numbers.items():
@@ -89,9 +91,32 @@ def test_every_refused_call_fails_with_eperm_in_a_real_sandbox(tmp_path):
 def test_without_the_filter_shared_memory_keys_and_namespaces_would_work(tmp_path):
     found = run_probe(tmp_path, with_filter=False)
     allowed = ("shmget", "semget", "msgget", "add_key", "keyctl", "personality", "unshare", "clone_newuser")
+    allowed += ("memfd_create",)
     for name in allowed:
         assert found[name] == 0, name
     assert found["clone3"] != errno.ENOSYS
+
+
+HOLDS_MEMFD = """
+import os
+def hold():
+    fd = os.memfd_create("held")
+    os.write(fd, b"x" * (1 << 20))
+    return fd
+"""
+
+
+@pytest.mark.parametrize("kind", [pytest.param("process"), pytest.param("bwrap", marks=pytest.mark.bwrap)])
+def test_a_submission_calling_memfd_create_gets_a_permission_error_in_both_sandboxes(kind):
+    # Memory in a memfd is outside RLIMIT_AS; the filter refuses it, and the call is the
+    # student's PermissionError (the checks go on), not a crash of the sandbox.
+    with Worker(HOLDS_MEMFD, kind, Limits()) as worker:
+        assert worker.load().status == "ready"
+        outcome = worker.call("hold", [])
+        assert outcome.status == "raised" and outcome.exception is not None
+        assert outcome.exception.type_name == "PermissionError"
+        assert "Operation not permitted" in outcome.exception.message
+        assert worker.call("hold", []).status == "raised"  # the same child, still answering
 
 
 def test_the_program_is_well_formed_and_ends_in_returns():
