@@ -1,13 +1,16 @@
 """A whole session, as students and an instructor would have it, leaks no hidden test and no
-reference: every response (bodies and headers), every line the service logged, what
-``menace check --server`` printed and what ``menace serve export`` wrote are searched for
-the hidden tests' inputs and answers and for the reference's code. And the course's own
-files are exactly as they were: the service only reads them.
+reference: every response (bodies and headers; the check pages, the API, the lesson page
+and its API), every line the service and its grader processes logged, what ``menace check
+--server`` printed and what ``menace serve export`` wrote are searched for the hidden
+tests' inputs and answers and for the reference's code. And the course's own files are
+exactly as they were: the service only reads them.
 
 The course is a copy of this one with canaries added: a hidden test whose input and
-answer appear nowhere else, and a line in the reference that appears nowhere else. A
-submission that tries to smuggle its inputs out (printing them, raising them, returning
-them) is among those checked.
+answer appear nowhere else, a hidden test with a bug that raises with its input in the
+message (a grader error, which the service logs), and a line in the reference that
+appears nowhere else. A submission that tries to smuggle its inputs out (printing them,
+raising them, returning them), and a lesson program that tries to read the hidden tests
+and the reference, are among those run.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import http.cookiejar
+import json
 import re
 import shutil
 import urllib.parse
@@ -32,6 +36,7 @@ pytestmark = pytest.mark.slow
 CANARY_INPUT = "[91, 92, 93, 94, 95, 96, 97, 98, 99]"
 CANARY_ANSWER = "[91, 92, 93, 97, 95, 96, 97, 98, 99]"
 CANARY_REFERENCE = "menace-reference-canary-5f1c0e"
+CANARY_BUG = "[81, 82, 83, 84, 85, 86, 87, 88, 89]"
 CANARY_TEST = f'''
 from menace_course import expect_equal, hint
 
@@ -40,6 +45,12 @@ from menace_course import expect_equal, hint
 def test_one_more_box(submission):
     """Handles one more box."""
     expect_equal(submission.after_game({CANARY_INPUT}, 3, "win"), {CANARY_ANSWER})
+
+
+def test_a_grader_bug(submission):
+    """Survives a bug in the grader."""
+    box = {CANARY_BUG}
+    raise RuntimeError(f"grader bug: no rule for {{box}}")
 '''
 SMUGGLER = """
 def after_game(beads, square, result):
@@ -49,6 +60,17 @@ def after_game(beads, square, result):
     new = list(beads)
     new[square] += 3 if result == "win" else (1 if result == "draw" else -1)
     return new
+"""
+#: A Step program, as a student may change it on /lesson, that goes looking for the course.
+PEEKER = """
+import os
+print("peeker ran")
+for path in {paths!r}:
+    try:
+        with open(path) as file:
+            print(file.read())
+    except OSError as error:
+        print("cannot read", type(error).__name__)
 """
 
 
@@ -71,8 +93,10 @@ def _fingerprint(course: Path) -> dict[str, str]:
 
 
 def _public_text(course: Path) -> str:
-    """Everything a student may see anyway: the challenges' texts, examples and starters, the wording."""
+    """Everything a student may see anyway: the challenges' texts, examples and starters, the wording,
+    and the lesson's Step programs (shown on /lesson and in the kit: lesson content, not answers)."""
     parts = [p.read_text(errors="replace") for p in (course / "challenges").rglob("*") if p.is_file()]
+    parts += [p.read_text(errors="replace") for p in sorted((course / "reference" / "steps").glob("*.py"))]
     parts += [
         p.read_text(errors="replace") for p in (course / "feedback_templates").rglob("*") if p.is_file()
     ]
@@ -81,7 +105,7 @@ def _public_text(course: Path) -> str:
 
 def _secrets(course: Path, public: str) -> set[str]:
     """Hidden tests' literal inputs and answers, and the references' lines, that are nowhere public."""
-    found = {CANARY_INPUT, CANARY_ANSWER, CANARY_REFERENCE, "submission.after_game([91"}
+    found = {CANARY_INPUT, CANARY_ANSWER, CANARY_REFERENCE, CANARY_BUG, "submission.after_game([91"}
     for path in (course / "hidden_tests").rglob("test_*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.List | ast.Tuple | ast.Dict | ast.Set) and len(ast.unparse(node)) >= 20:
@@ -114,6 +138,23 @@ class Browser:
             body, headers = error.read().decode("utf-8", "replace"), str(error.headers)
         self.seen += [body, headers]
         return body
+
+    def post_json(self, path: str, body: dict[str, Any], csrf: str) -> str:
+        """A request as the lesson page's script sends it (JSON, with the page's CSRF token)."""
+        headers = {"Content-Type": "application/json", "X-CSRFToken": csrf}
+        data = json.dumps(body).encode()
+        try:
+            with self.opener.open(
+                urllib.request.Request(self.base + path, data=data, headers=headers), timeout=120
+            ) as response:
+                text, status = response.read().decode("utf-8", "replace"), response.status
+                headers_seen = str(response.headers)
+        except urllib.error.HTTPError as error:
+            text, status = error.read().decode("utf-8", "replace"), error.code
+            headers_seen = str(error.headers)
+        self.seen += [text, headers_seen]
+        assert status == 200, text[:500]
+        return text
 
     def post_form(self, path: str, fields: dict[str, str]) -> str:
         page = self.open(path if not path.endswith("/check") else path.rsplit("/", 1)[0])
@@ -171,6 +212,21 @@ def test_a_whole_session_shows_no_hidden_input_answer_or_reference(tmp_path: Pat
         browser.open("/instructor")  # a student: refused
         browser.open("/nowhere")
 
+        lesson = browser.open("/lesson")
+        csrf = re.search(r'<meta name="csrf-token" content="([^"]+)"', lesson)
+        assert csrf, lesson[:500]
+        games = {"seed": 1, "log": [], "action": {"type": "games", "count": 20, "opponent": "perfect"}}
+        played = json.loads(browser.post_json("/lesson/api/widget", games, csrf.group(1)))
+        browser.post_json(
+            "/lesson/api/widget", {"seed": 1, "log": played["log"], "boxes": True}, csrf.group(1)
+        )
+        hidden = course / "hidden_tests" / "after_game" / "test_canary.py"
+        peeker = PEEKER.format(paths=[str(hidden), str(course / "reference" / "after_game.py")])
+        ran = json.loads(browser.post_json("/lesson/api/run", {"step": 3, "source": peeker}, csrf.group(1)))
+        assert "peeker ran" in ran["printed"], ran
+        step = (course / "reference" / "steps" / "step3.py").read_text()
+        browser.post_json("/lesson/api/run", {"step": 3, "source": step}, csrf.group(1))
+
         teacher = Browser(live.url, seen)
         code_path = urllib.parse.urlsplit(link.stdout.split()[1]).path
         teacher.post_form(code_path, {})
@@ -209,7 +265,10 @@ def test_a_whole_session_shows_no_hidden_input_answer_or_reference(tmp_path: Pat
     # the service's log lines), and there are secrets to look for.
     assert "after_game([4, 4, 0, 0, 4, 0, 0, 0, 0], 4, 'win')" in everything
     assert "Handles one more box" in everything
-    assert "GET /c/after_game" in everything
+    assert "GET /c/after_game" in everything and "GET /lesson" in everything
+    assert "peeker ran" in everything and '"tallies"' in everything  # the lesson's API answered
+    logs = live.logs()
+    assert "the grader failed" in logs and "RuntimeError" in logs  # the grader bug was logged
     secrets = _secrets(course, public)
     assert {CANARY_INPUT, CANARY_ANSWER, CANARY_REFERENCE} <= secrets and len(secrets) > 50
     leaks = sorted(s for s in secrets if s in everything)

@@ -17,6 +17,7 @@ each check starts.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
@@ -68,10 +69,18 @@ def check_job(
     return check_submission((job.filename, job.source.encode("utf-8")), suite, sandbox)
 
 
-def where(error: BaseException) -> str:
-    """An exception as a one-line place for the log: type, message, and file:line of each frame.
+#: What an exception's type line is reduced to in the log: a (dotted) name, nothing else.
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]{0,99}")
+#: The first line of a test's grader log (checking/runner.py): ``test NAME:``.
+_TEST_NAME = re.compile(r"test [A-Za-z_]\w{0,99}:")
 
-    No source lines: a frame in a hidden test must not put its code in the log.
+
+def where(error: BaseException) -> str:
+    """An exception as a one-line place for the log: its type, and file:line of each frame.
+
+    Neither its message nor source lines: a grader bug may raise with a hidden test's
+    input or answer in its message, and a frame in a hidden test must not put its code in
+    the log. The type and the places are enough to find the line in our code.
     """
     frames = []
     tb = error.__traceback__
@@ -79,17 +88,37 @@ def where(error: BaseException) -> str:
         code = tb.tb_frame.f_code
         frames.append(f"{Path(code.co_filename).name}:{tb.tb_lineno} {code.co_name}")
         tb = tb.tb_next
-    return f"{type(error).__name__}: {str(error)[:200]} (at {' < '.join(reversed(frames[-6:]))})"
+    return f"{type(error).__name__} (at {' < '.join(reversed(frames[-6:]))})"
+
+
+def _type_of(lines: list[str]) -> str:
+    """The exception type a formatted traceback ends with (its message left out).
+
+    The type line is the first line after the last frame that is not indented; a message
+    may follow it on that line and on the lines after it.
+    """
+    last_frame = max((i for i, ln in enumerate(lines) if ln.startswith("  File ")), default=-1)
+    for line in lines[last_frame + 1 :]:
+        if line and not line.startswith(" "):
+            name = _TYPE_NAME.match(line.split(":", 1)[0].strip())
+            return name.group(0) if name else "an exception"
+    return "an exception"
 
 
 def without_code(tracebacks: tuple[str, ...]) -> str:
-    """Tracebacks for the log with their source lines left out (a hidden test's code stays private)."""
+    """Tracebacks for the log: where each frame was and the exception's type, nothing else.
+
+    A hidden test's code (the source lines) and the exception's message (which may hold a
+    hidden input or answer) are left out; the student's report never had them.
+    """
     kept = []
     for text in tracebacks:
         lines = text.rstrip().splitlines()
+        name = _TEST_NAME.match(lines[0]) if lines else None
+        kept += [name.group(0)] if name else []  # a test's name is public (the report shows it)
         kept += [ln.strip() for ln in lines if ln.startswith(("  File ", "Traceback"))]
         if lines:
-            kept.append(lines[-1][:300])
+            kept.append(_type_of(lines))
     return " | ".join(kept)
 
 
