@@ -24,7 +24,10 @@ for _i in range(60):
     exec(f"def helper_{_i}({_params}):\\n    return 0\\n")
 """
 
-SANDBOXES = [pytest.param("process", id="process"), pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap)]
+SANDBOXES = [
+    pytest.param("process", id="process"),
+    pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap),
+]
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
