@@ -23,6 +23,7 @@ from menace_course.catalog import Challenge, Example
 from menace_course.checking.compare import clone
 from menace_course.checking.importing import import_file
 from menace_course.checking.replay import ExampleStore, can_replay, replaying
+from menace_course.checking.standin import NeedsHypothesis, standin_import
 from menace_course.checking.testing import (
     course_references,
     expect_equal,
@@ -101,35 +102,92 @@ def _in_course(references: Path, run: Callable[[Any], None]) -> Callable[[Any], 
 
 
 def _hidden_cases(folder: Path, store: ExampleStore, references: Path) -> list[Case]:
+    """The hidden tests' cases: replayed without hypothesis when every example is stored.
+
+    A hidden test module is first imported with the hypothesis stand-in
+    (:mod:`~menace_course.checking.standin`); when it asks for more than the stand-in
+    answers, or a property test has no stored examples yet, it is imported with hypothesis
+    itself, which generates and stores them. The cases are the same either way.
+    """
     cases = []
     for path in sorted(folder.glob("test_*.py")):
-        module = import_file(path)
-        tests = [(n, f) for n, f in vars(module).items() if n.startswith("test_") and callable(f)]
-        for name, function in sorted(tests, key=lambda item: _first_line(item[1])):
-            marks = marks_of(function)
-            is_property = hasattr(function, "hypothesis")
-            is_visible = bool(marks.get("visible", False))
-            if is_property:
-                function = with_grading_settings(function)
-            run = function
-            if is_property and can_replay(function):
-                run = replaying(function, store.examples(f"{path.name}::{name}", function), is_visible)
-            run = _in_course(references, run)
-            doc = inspect.getdoc(
-                (getattr(function, "hypothesis", None) and function.hypothesis.inner_test) or function
-            )
-            cases.append(
-                Case(
-                    name=name.removeprefix("test_"),
-                    title=(doc or name.removeprefix("test_").replace("_", " ")).splitlines()[0].rstrip("."),
-                    kind=Kind.PROPERTY if is_property else Kind.HIDDEN,
-                    is_visible=is_visible,
-                    hint=marks.get("hint"),
-                    points=float(marks.get("points", 1.0)),
-                    run=run,
-                )
-            )
+        try:
+            cases += _module_cases(path, store, references, standin=True)
+        except NeedsHypothesis:
+            cases += _module_cases(path, store, references, standin=False)
     return cases
+
+
+def _module_cases(path: Path, store: ExampleStore, references: Path, *, standin: bool) -> list[Case]:
+    """One hidden test module's cases, in the order its tests are written.
+
+    Raises:
+        NeedsHypothesis: with ``standin``, when the module needs hypothesis itself.
+    """
+    try:
+        module = import_file(path, importer=standin_import if standin else None)
+    except NeedsHypothesis:
+        raise
+    except Exception:
+        if not standin:
+            raise
+        raise NeedsHypothesis(f"{path.name} did not import with the stand-in") from None
+    tests = [(n, f) for n, f in vars(module).items() if n.startswith("test_") and callable(f)]
+    cases = []
+    for name, function in sorted(tests, key=lambda item: _first_line(item[1])):
+        marks = marks_of(function)
+        is_property = hasattr(function, "hypothesis")
+        is_visible = bool(marks.get("visible", False))
+        real = _real_test(path, name)
+        run: Callable[[Any], None] = function if not standin else _or_for_real(function, real)
+        if is_property and not standin:
+            function = with_grading_settings(function)
+            run = function
+        if is_property and can_replay(function):
+            key = f"{path.name}::{name}"
+            examples = store.stored(key) if standin else store.examples(key, function)
+            if examples is None:
+                raise NeedsHypothesis(f"no stored examples for {key}")
+            run = replaying(function, examples, is_visible, real)
+        elif is_property and standin:
+            raise NeedsHypothesis(f"{name} cannot be replayed")
+        doc = inspect.getdoc(
+            (getattr(function, "hypothesis", None) and function.hypothesis.inner_test) or function
+        )
+        cases.append(
+            Case(
+                name=name.removeprefix("test_"),
+                title=(doc or name.removeprefix("test_").replace("_", " ")).splitlines()[0].rstrip("."),
+                kind=Kind.PROPERTY if is_property else Kind.HIDDEN,
+                is_visible=is_visible,
+                hint=marks.get("hint"),
+                points=float(marks.get("points", 1.0)),
+                run=_in_course(references, run),
+            )
+        )
+    return cases
+
+
+def _real_test(path: Path, name: str) -> Callable[[], Any]:
+    """The test ``name`` of ``path`` as hypothesis defines it, imported when first asked for."""
+
+    def real() -> Any:
+        function = getattr(import_file(path), name)
+        return with_grading_settings(function) if hasattr(function, "hypothesis") else function
+
+    return real
+
+
+def _or_for_real(function: Callable[[Any], None], real: Callable[[], Any]) -> Callable[[Any], None]:
+    """A plain hidden test from the stand-in module, run for real if its body needs hypothesis."""
+
+    def run(submission: Any) -> None:
+        try:
+            function(submission)
+        except NeedsHypothesis:
+            real()(submission)
+
+    return run
 
 
 def _hash_files(paths: list[Path]) -> str:
