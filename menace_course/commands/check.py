@@ -19,7 +19,7 @@ from menace_course.commands.options import challenge_option, course_option, sand
 from menace_course.course import Course, find_course
 from menace_course.errors import UsageError
 from menace_course.models import Outcome, Status, SubmissionReport
-from menace_course.sandbox.launch import choose_kind
+from menace_course.sandbox.launch import BwrapProbe, choose_kind
 from menace_course.terminal import print_feedback
 
 
@@ -161,19 +161,26 @@ def check(
         )
         if remote is not None:
             return exit_code(remote)
+    # Whether bubblewrap works here is asked first, and answered while the file is read.
+    probe = BwrapProbe() if sandbox != "process" else None
     the_course = find_course(course)
     source, challenges = _read(the_course, file, slug)
-    kind = choose_kind(sandbox)
-    # Start the sandboxed children first: they load the file while this process imports
-    # the test framework (most of a check's time), one core each.
     from menace_course.checking.pipeline import check_submission, start_child
 
+    kind = choose_kind(sandbox, probe)
+    # Start the sandboxed children first: they load the file while this process collects
+    # the tests, one core each.
     children = [start_child(source, c, kind) for c in challenges]
     from menace_course.checking.suite import collect
 
+    suites = [collect(the_course, c) for c in challenges]
+    if output_format != "json":
+        # The templates' engine loads now, while the children start (about 25 ms in bubblewrap);
+        # after the checks, it would add its own time to theirs.
+        import menace_course.feedback  # noqa: F401
     reports = [
-        check_submission(source, collect(the_course, c), kind, child=child)
-        for c, child in zip(challenges, children, strict=True)
+        check_submission(source, suite, kind, child=child)
+        for suite, child in zip(suites, children, strict=True)
     ]
     _show(reports, output_format, the_course, ascii_only)
     return exit_code(reports)
@@ -203,7 +210,6 @@ def _show(reports: list[SubmissionReport], output_format: str, course: Course, a
         data = [r.to_dict() for r in reports]
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False))
         return
-    # Imported here, not at the top: jinja2 loads while the children already run the file.
     from menace_course.feedback import render_many
 
     text = render_many(reports, course.templates_dir, output_format)  # type: ignore[arg-type]

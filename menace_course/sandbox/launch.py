@@ -45,24 +45,61 @@ class LaunchPlan:
     confinement: tuple[str, ...] = field(default=())
 
 
+class BwrapProbe:
+    """Whether bubblewrap can create the namespaces we need here: asked now, answered later.
+
+    The probe is a bwrap that runs ``true``; it takes about 10 ms, mostly the kernel making
+    namespaces. Started early (``menace check`` starts it first thing), it runs on another
+    core while the grader reads the file and imports what it needs.
+
+    Example:
+        probe = BwrapProbe()          # bwrap starts
+        ...                           # other work
+        kind = choose_kind("auto", probe)
+    """
+
+    def __init__(self) -> None:
+        """Start the probe (nothing runs when bwrap is not installed)."""
+        self._process: subprocess.Popen[bytes] | None = None
+        self._answer: bool | None = None
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            self._answer = False
+            return
+        argv = [bwrap, "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"]
+        if os.geteuid() != 0:
+            argv[1:1] = ["--unshare-user"]
+        try:
+            self._process = subprocess.Popen(
+                argv, env={}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+        except OSError:
+            self._answer = False
+
+    def works(self) -> bool:
+        """True when the probe ran and succeeded (waits for it, at most 10 s)."""
+        if self._answer is None:
+            assert self._process is not None
+            try:
+                self._answer = self._process.wait(timeout=10) == 0
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+                self._answer = False
+        return self._answer
+
+
 @functools.cache
 def bwrap_works() -> bool:
     """Probe once whether bubblewrap can create the namespaces we need on this machine."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return False
-    argv = [bwrap, "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"]
-    if os.geteuid() != 0:
-        argv[1:1] = ["--unshare-user"]
-    try:
-        done = subprocess.run(argv, capture_output=True, timeout=10, env={}, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    return BwrapProbe().works()
 
 
-def choose_kind(requested: str) -> SandboxKind:
+def choose_kind(requested: str, probe: BwrapProbe | None = None) -> SandboxKind:
     """Resolve ``auto``/``bwrap``/``process`` to the sandbox that will actually run.
+
+    ``probe`` is a :class:`BwrapProbe` started earlier; without one, this process's
+    answer (:func:`bwrap_works`, probed once) is used.
 
     Raises:
         SandboxUnavailable: the sandbox asked for cannot run here (exit 2, with how to fix it).
@@ -72,7 +109,7 @@ def choose_kind(requested: str) -> SandboxKind:
         if refusal:
             raise SandboxUnavailable(refusal)
         return "process"
-    if bwrap_works():
+    if probe.works() if probe is not None else bwrap_works():
         return "bwrap"
     if requested == "bwrap":
         raise SandboxUnavailable(
