@@ -533,3 +533,22 @@ def test_a_memory_bomb_is_named_the_same_while_every_core_is_busy(kind):
             process.wait()
     verdicts = [(o.status, o.exception and o.exception.type_name) for o in outcomes]
     assert verdicts == [("raised", "MemoryError")] * 2
+
+
+@pytest.mark.bwrap
+def test_a_probe_started_early_chooses_bubblewrap_where_it_runs():
+    from menace_course.sandbox.launch import BwrapProbe, choose_kind
+
+    assert choose_kind("auto", BwrapProbe()) == "bwrap"
+    assert choose_kind("bwrap", BwrapProbe()) == "bwrap"
+
+
+def test_without_bubblewrap_the_probe_says_so_and_bwrap_is_refused_with_how_to_fix_it(monkeypatch):
+    from menace_course.errors import SandboxUnavailable
+    from menace_course.sandbox.launch import BwrapProbe, choose_kind
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    probe = BwrapProbe()
+    assert probe.works() is False
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        choose_kind("bwrap", probe)
