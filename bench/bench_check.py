@@ -1,9 +1,8 @@
 """How long ``menace check`` takes on a correct after_game, next to a bare Python start.
 
 Both are timed in the same run on the same machine, so the ratio means something on any
-machine. The goal is a median of at most 0.15 s with bubblewrap on a 2-core machine (it was
-0.27 s, 25x a bare start, before hypothesis stopped loading its plugins; nbgrader needs about
-3.2 s for one submission and ``otter run`` about 3.1 s: see the research notes). A third line
+machine. The goal is a median of at most 0.15 s with bubblewrap on a 2-core machine (nbgrader
+needs about 3.2 s for one submission and ``otter run`` about 3.1 s: see the research notes). A third line
 times the imports alone (``import menace_course.commands.check`` and the test modules it
 loads), so what is start-up and what is checking can be told apart; ``python3 -X importtime
 -m menace_course check FILE`` says which modules cost what.
@@ -32,14 +31,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 ANSWER = REPO / "examples" / "after_game_student.py"
-#: What ``menace check`` imports before it checks anything: the command, and the hidden tests
-#: (which import hypothesis), as the grader imports them.
+#: What ``menace check`` imports before it checks anything: the command, the feedback's
+#: templates engine, and the hidden tests as the grader imports them once their examples are
+#: stored (with the hypothesis stand-in, not hypothesis).
 IMPORTS = (
-    "import pathlib, menace_course.commands.check, menace_course.checking.pipeline;"
+    "import pathlib, menace_course.commands.check, menace_course.checking.pipeline, menace_course.feedback;"
     "from menace_course.checking.importing import import_file;"
+    "from menace_course.checking.standin import standin_import;"
     "from menace_course.checking.testing import use_course_references;"
     f"use_course_references(pathlib.Path({str(REPO / 'reference')!r}));"
-    f"import_file(pathlib.Path({str(REPO / 'hidden_tests' / 'after_game' / 'test_after_game.py')!r}))"
+    f"import_file(pathlib.Path({str(REPO / 'hidden_tests' / 'after_game' / 'test_after_game.py')!r}),"
+    " importer=standin_import)"
 )
 #: About as many calls as the after_game suite makes on a correct answer.
 CALLS_PER_CHECK = 150

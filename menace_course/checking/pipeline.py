@@ -36,7 +36,6 @@ from pathlib import Path
 
 from menace_course import __version__
 from menace_course.catalog import Challenge
-from menace_course.checking.entry import pick_file
 from menace_course.checking.loader import Source, read_bytes, read_submission
 from menace_course.checking.notebook import in_cells, leave_out_failing_statement, with_note
 from menace_course.checking.problems import function_problem, load_problem, skipped
@@ -98,6 +97,8 @@ def read_source(submission: Submission, challenge: Challenge) -> Source:
     if isinstance(submission, tuple):
         filename, data = submission
         return read_bytes(filename, data)
+    from menace_course.checking.entry import pick_file  # a folder's walk: not needed for a file
+
     choice = pick_file(submission, challenge.function, challenge.slug)
     if choice.file is None:
         assert choice.problem is not None

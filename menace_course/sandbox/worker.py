@@ -188,8 +188,8 @@ class Worker:
         ceiling = started + seconds * STARVATION_FACTOR
         if self.deadline is not None:
             ceiling = min(ceiling, self.deadline)
+        starved = 0.0  # read again only when a wait runs out: one /proc read per call, not two
         while True:
-            starved = (delay.seconds() - starved_before) if delay else 0.0
             if delay is None and self._process is not None:
                 delay = self._run_delay()  # the harness may only now be running
                 starved = delay.seconds() if delay else 0.0  # all of its life is this wait
