@@ -139,10 +139,9 @@ def _module_cases(path: Path, store: ExampleStore, references: Path, *, standin:
         is_property = hasattr(function, "hypothesis")
         is_visible = bool(marks.get("visible", False))
         real = _real_test(path, name)
-        run: Callable[[Any], None] = function if not standin else _or_for_real(function, real)
         if is_property and not standin:
             function = with_grading_settings(function)
-            run = function
+        run: Callable[[Any], None] = _or_for_real(function, real) if standin else function
         if is_property and can_replay(function):
             key = f"{path.name}::{name}"
             examples = store.stored(key) if standin else store.examples(key, function)

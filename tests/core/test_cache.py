@@ -3,17 +3,8 @@
 import json
 import os
 
-import pytest
-
 from menace_course import cache
 from menace_course.checking.replay import ExampleStore
-
-
-@pytest.fixture
-def folder(tmp_path, monkeypatch):
-    root = tmp_path / "cache"
-    monkeypatch.setenv("MENACE_CACHE_DIR", str(root))
-    return root
 
 
 class FakeTest:
@@ -35,7 +26,7 @@ def store_with(monkeypatch, examples):
     return test
 
 
-def test_examples_come_back_from_the_cache_without_generating_again(folder, monkeypatch):
+def test_examples_come_back_from_the_cache_without_generating_again(cache_folder, monkeypatch):
     test = store_with(monkeypatch, [{"beads": [1, 2]}])
     first = ExampleStore("abc")
     assert first.examples("t", test) == [{"beads": [1, 2]}]
@@ -44,7 +35,7 @@ def test_examples_come_back_from_the_cache_without_generating_again(folder, monk
     assert again.examples("t", test) == [{"beads": [1, 2]}] and test.generated == 1
 
 
-def test_a_cache_file_someone_else_rewrote_is_ignored_and_made_again(folder, monkeypatch):
+def test_a_cache_file_someone_else_rewrote_is_ignored_and_made_again(cache_folder, monkeypatch):
     test = store_with(monkeypatch, [{"beads": [1, 2]}])
     store = ExampleStore("abc")
     store.examples("t", test)
@@ -59,32 +50,32 @@ def test_a_cache_file_someone_else_rewrote_is_ignored_and_made_again(folder, mon
     assert ExampleStore("abc").examples("t", test) == [{"beads": [1, 2]}] and test.generated == 3
 
 
-def test_the_key_and_the_folder_are_the_graders_alone(folder):
+def test_the_key_and_the_folder_are_the_graders_alone(cache_folder):
     assert cache.seal(b"x") is not None
-    assert folder.stat().st_mode & 0o077 == 0
-    assert (folder / cache.KEY_FILE).stat().st_mode & 0o077 == 0
+    assert cache_folder.stat().st_mode & 0o077 == 0
+    assert (cache_folder / cache.KEY_FILE).stat().st_mode & 0o077 == 0
 
 
-def test_a_folder_others_may_write_is_never_trusted(folder):
-    folder.mkdir(mode=0o777)
-    os.chmod(folder, 0o777)
+def test_a_folder_others_may_write_is_never_trusted(cache_folder):
+    cache_folder.mkdir(mode=0o777)
+    os.chmod(cache_folder, 0o777)
     assert cache.trusted_folder("examples") is None and cache.seal(b"x") is None
     assert ExampleStore("abc").path is None
 
 
-def test_a_key_others_may_read_is_not_used(folder):
+def test_a_key_others_may_read_is_not_used(cache_folder):
     assert cache.seal(b"x") is not None
-    os.chmod(folder / cache.KEY_FILE, 0o644)
+    os.chmod(cache_folder / cache.KEY_FILE, 0o644)
     assert cache.seal(b"x") is None and cache.unseal(b"0" * 64 + b"\nx") is None
 
 
-def test_the_compiled_harness_comes_back_from_the_cache_without_compiling_again(folder, monkeypatch):
+def test_the_compiled_harness_comes_back_from_the_cache_without_compiling_again(cache_folder, monkeypatch):
     from menace_course.sandbox import worker
     from menace_course.sandbox.launch import HARNESS_DIR
 
     source = HARNESS_DIR / "wire.py"
     first = worker._compiled(source)
-    assert list((folder / "harness").glob("wire-*.pyc.sealed"))
+    assert list((cache_folder / "harness").glob("wire-*.pyc.sealed"))
 
     def no_compiling(*args, **kwargs):
         raise AssertionError("compiled again")
@@ -93,13 +84,13 @@ def test_the_compiled_harness_comes_back_from_the_cache_without_compiling_again(
     assert worker._compiled(source) == first
 
 
-def test_a_cached_harness_someone_else_rewrote_is_never_run_and_is_made_again(folder):
+def test_a_cached_harness_someone_else_rewrote_is_never_run_and_is_made_again(cache_folder):
     from menace_course.sandbox import worker
     from menace_course.sandbox.launch import HARNESS_DIR
 
     source = HARNESS_DIR / "harness.py"
     genuine = worker._compiled(source)
-    [kept] = (folder / "harness").glob("harness-*.pyc.sealed")
+    [kept] = (cache_folder / "harness").glob("harness-*.pyc.sealed")
     mac, _, _ = kept.read_bytes().partition(b"\n")
     evil = genuine.replace(b"nonce", b"NONCE")  # what a child running as the grader could write
     for forged in (evil, mac + b"\n" + evil, b"0" * 64 + b"\n" + evil):

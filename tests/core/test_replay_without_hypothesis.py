@@ -23,13 +23,6 @@ from menace_course.checking.suite import _module_cases
 from menace_course.checking.testing import Mismatch
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    root = tmp_path / "cache"
-    monkeypatch.setenv("MENACE_CACHE_DIR", str(root))
-    return root
-
-
 class Doubler:
     """A submission, as the grader's proxy presents it, whose ``double`` is right below ``wrong_from``."""
 
@@ -112,7 +105,7 @@ PLAIN_MODULE = """
 """
 
 
-def test_stored_examples_replay_with_the_standin_and_give_the_same_verdicts(tmp_path, cache):
+def test_stored_examples_replay_with_the_standin_and_give_the_same_verdicts(tmp_path, cache_folder):
     path = write_tests(tmp_path, PLAIN_MODULE)
     first, second, used_standin = collect_twice(path, tmp_path)
     assert used_standin
@@ -129,7 +122,7 @@ def test_stored_examples_replay_with_the_standin_and_give_the_same_verdicts(tmp_
     ]
 
 
-def test_the_standin_module_is_kept_apart_from_hypothesis_and_from_the_plain_import(tmp_path, cache):
+def test_the_standin_module_is_kept_apart_from_hypothesis_and_from_the_plain_import(tmp_path, cache_folder):
     path = write_tests(tmp_path, PLAIN_MODULE)
     collect_twice(path, tmp_path)
     standin = [m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == str(path)]
@@ -140,7 +133,7 @@ def test_the_standin_module_is_kept_apart_from_hypothesis_and_from_the_plain_imp
     assert "_standin_import" in replay.__name__ and "_standin_import" not in real.__name__
 
 
-def test_an_example_the_body_rejects_with_assume_is_skipped_not_failed(tmp_path, cache):
+def test_an_example_the_body_rejects_with_assume_is_skipped_not_failed(tmp_path, cache_folder):
     path = write_tests(
         tmp_path,
         """
@@ -162,7 +155,7 @@ def test_an_example_the_body_rejects_with_assume_is_skipped_not_failed(tmp_path,
     assert right.calls  # the even examples were checked, the odd ones skipped
 
 
-def test_a_module_that_needs_more_than_the_standin_is_graded_with_hypothesis(tmp_path, cache):
+def test_a_module_that_needs_more_than_the_standin_is_graded_with_hypothesis(tmp_path, cache_folder):
     path = write_tests(
         tmp_path,
         """
@@ -184,7 +177,7 @@ def test_a_module_that_needs_more_than_the_standin_is_graded_with_hypothesis(tmp
     )
 
 
-def test_a_test_body_that_needs_hypothesis_runs_with_it(tmp_path, cache):
+def test_a_test_body_that_needs_hypothesis_runs_with_it(tmp_path, cache_folder):
     path = write_tests(
         tmp_path,
         """
@@ -203,7 +196,7 @@ def test_a_test_body_that_needs_hypothesis_runs_with_it(tmp_path, cache):
     assert verdicts(second, Doubler(0)) == [("doubles_the_smallest_odd_number", "Mismatch")]
 
 
-def test_a_visible_failure_is_still_shrunk_to_the_smallest_example(tmp_path, cache):
+def test_a_visible_failure_is_still_shrunk_to_the_smallest_example(tmp_path, cache_folder):
     path = write_tests(
         tmp_path,
         """
