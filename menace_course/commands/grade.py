@@ -33,6 +33,7 @@ from menace_course.commands.options import (
 )
 from menace_course.course import find_course
 from menace_course.errors import CourseError, MenaceError, SandboxUnavailable, UsageError
+from menace_course.exports import counted
 from menace_course.grading.record import FAILED, GRADER_ERROR, PASSED, Record, number
 from menace_course.grading.session import Request, Summary, grade_class
 from menace_course.models import SandboxKind
@@ -149,7 +150,7 @@ def grade(
     _print_summary(summary, out, regrade)
     if summary.feedback_errors:
         raise CourseError(
-            f"the feedback of {len(summary.feedback_errors)} students could not be written "
+            f"the feedback of {counted(len(summary.feedback_errors), 'student')} could not be written "
             "(see above): fix the course's feedback templates and run the same command again"
         )
     return 0
@@ -195,11 +196,12 @@ def _print_summary(summary: Summary, out: Path, regrade: bool = False) -> None:
     rate = summary.graded / summary.seconds if summary.seconds else 0.0
     not_run = stats.students - stats.ran - stats.statuses[GRADER_ERROR]
     click.echo(
-        f"Graded {summary.graded} submission{'s' if summary.graded != 1 else ''} in {summary.seconds:.1f} s "
+        f"Graded {counted(summary.graded, 'submission')} in {summary.seconds:.1f} s "
         f"({rate:.1f} a second); {summary.already_graded} already graded."
     )
     click.echo(
-        f"{stats.students} students: passed {stats.statuses[PASSED]}, failed {stats.statuses[FAILED]}, "
+        f"{counted(stats.students, 'student')}: "
+        f"passed {stats.statuses[PASSED]}, failed {stats.statuses[FAILED]}, "
         f"timed out {stats.ran - stats.statuses[PASSED] - stats.statuses[FAILED]}, "
         f"errors {not_run} (nothing could run), grader errors {stats.statuses[GRADER_ERROR]}."
     )
@@ -210,8 +212,9 @@ def _print_summary(summary: Summary, out: Path, regrade: bool = False) -> None:
     if summary.ignored:
         click.echo(f"Left out (system or hidden files): {', '.join(summary.ignored)}")
     if summary.orphans:
+        kept = counted(len(summary.orphans), "earlier result of an entry", "earlier results of entries")
         click.echo(
-            f"Kept but not listed: {len(summary.orphans)} earlier results of entries no longer in "
+            f"Kept but not listed: {kept} no longer in "
             f"SUBMISSIONS ({', '.join(summary.orphans[:5])}{', ...' if len(summary.orphans) > 5 else ''})"
         )
     for error in summary.feedback_errors:

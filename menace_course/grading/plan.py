@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from menace_course.errors import UsageError
+from menace_course.exports import counted
 from menace_course.grading.discover import Entry
 from menace_course.grading.store import ResultStore
 
@@ -60,8 +61,8 @@ def make_plan(
             plan.already_graded.append(entry)
     if stale and not regrade:
         raise UsageError(
-            f"{len(stale)} results in {store.out} were graded with other tests (or another version "
-            f"of menace-course) than the current ones (e.g. {', '.join(stale[:3])}); run again with "
+            f"{store.out} holds {counted(len(stale), 'result')} graded with other tests (or another "
+            f"version of menace-course) than the current ones (e.g. {', '.join(stale[:3])}); run again with "
             "--regrade to grade everything with the current tests, or use another --out"
         )
     known = {e.key for e in entries}

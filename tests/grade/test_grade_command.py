@@ -105,3 +105,16 @@ def test_a_students_kit_cannot_grade(tmp_path: Path, menace: Menace, course_copy
     submissions = write(tmp_path / "submissions", {"ada.py": RIGHT})
     ran = grade(menace, submissions, tmp_path / "out", "--course", str(kit))
     assert ran.code == 2 and "has no hidden tests" in ran.err
+
+
+def test_the_summary_says_1_student_and_2_students(tmp_path: Path, menace: Menace) -> None:
+    submissions, out = write(tmp_path / "submissions", {"ada.py": RIGHT, "bo.py": RIGHT}), tmp_path / "out"
+    two = grade(menace, submissions, out, "--sandbox", "process", "--i-accept-no-sandbox")
+    assert two.code == 0
+    assert "Graded 2 submissions in" in two.out and "\n2 students: passed 2, failed 0," in two.out
+    (submissions / "bo.py").unlink()
+    (submissions / "ada.py").write_text(RIGHT + "\n# changed\n", encoding="utf-8")
+    one = grade(menace, submissions, out, "--sandbox", "process", "--i-accept-no-sandbox")
+    assert one.code == 0
+    assert "Graded 1 submission in" in one.out and "\n1 student: passed 1, failed 0," in one.out
+    assert "Kept but not listed: 1 earlier result of an entry no longer in SUBMISSIONS (bo)" in one.out
