@@ -23,6 +23,11 @@ The rule:
   4. the first by path of those that define it;
   5. none: the entry has a problem (``no_function``), and nothing is graded.
 
+  A folder in which no ``.py`` or ``.ipynb`` file was found before the walk's bounds
+  stopped it (too many names, too many files, too deep) is ``unreadable``, with a message
+  naming the bound (:func:`cut_short`): the file to grade may be in the part not looked
+  at, so it is never said to be ``empty`` or to hold no Python file.
+
   What the function defines decides before the name does: a folder with ``after_game.py``
   (notes) and ``solution.py`` (the answer) is graded on ``solution.py``. Whenever there
   was a choice, a note says which file was graded, why, and what else was handed in.
@@ -78,6 +83,8 @@ class Listing:
     files: tuple[Candidate, ...]
     others: tuple[str, ...]  #: regular files that are not .py or .ipynb
     notes: tuple[str, ...]
+    #: what the walk's bounds kept from being looked at (each sentence is in ``notes`` too)
+    left_out: tuple[str, ...] = ()
 
 
 def entry_files(folder: Path) -> Listing:
@@ -93,11 +100,13 @@ def entry_files(folder: Path) -> Listing:
     files: list[Candidate] = []
     others: list[str] = []
     notes: list[str] = []
+    left_out: list[str] = []
     for found in walk(folder):
         shown = "/".join(found.parts)
         if found.kind is Kind.FILE:
             if len(files) + len(others) >= MAX_FILES:
                 notes.append(TOO_MANY_FILES)
+                left_out.append(TOO_MANY_FILES)
                 break
             if found.path.name.lower().endswith(PYTHON_SUFFIXES):
                 files.append(Candidate(found.path, shown))
@@ -114,7 +123,23 @@ def entry_files(folder: Path) -> Listing:
             notes.append(f"{shown or folder.name}/ could not be read ({found.error})")
         elif found.kind is not Kind.FOLDER:
             notes.append(found.left_out(f"{shown or folder.name}/"))
-    return Listing(tuple(files), tuple(others), tuple(notes))
+            left_out.append(notes[-1])
+    return Listing(tuple(files), tuple(others), tuple(notes), tuple(left_out))
+
+
+def cut_short(reasons: Sequence[str]) -> EntryProblem:
+    """The problem of a folder with no ``.py`` or ``.ipynb`` file found before the walk's bounds stopped it.
+
+    The student handed in something, maybe the very file to grade, in the part the walk
+    did not look at: that is neither ``empty`` nor ``no_python_file``. ``reasons`` are the
+    walk's sentences for what it left out (and anything else not graded), which name the
+    bound; the message ends with what the student can do about it.
+    """
+    return EntryProblem(
+        "unreadable",
+        "no .py or .ipynb file was found in the part of the folder that was looked at: "
+        f"{'; '.join(reasons)}; hand in the .py or .ipynb file on its own",
+    )
 
 
 def defines(path: Path, function: str) -> bool:
@@ -176,7 +201,9 @@ def pick_file(entry: Path, function: str, slug: str) -> Choice:
         return Choice(Candidate(entry, entry.name))
     listing = entry_files(entry)
     if not listing.files:
-        if listing.others:
+        if listing.left_out:
+            problem = cut_short(listing.notes)
+        elif listing.others:
             found = ", ".join(listing.others[:10])
             message = f"no .py or .ipynb file was handed in (found: {found})"
             problem = EntryProblem("no_python_file", message)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
-from menace_course.checking.entry import PYTHON_SUFFIXES, Candidate, choose_file
+from menace_course.checking.entry import PYTHON_SUFFIXES, Candidate, choose_file, cut_short
 from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, Kind, is_ignored, walk
 from menace_course.errors import UsageError
 from menace_course.grading.names import Identity, identify, key_for, readable
@@ -38,7 +38,7 @@ MAX_BYTES_HASHED = 64 * 1024 * 1024
 class Problem:
     """Why a student's entry has nothing that can be graded."""
 
-    status: str  #: ``empty``, ``no_python_file``, ``no_function`` or ``unreadable``
+    status: str  #: ``empty``, ``no_python_file``, ``no_function`` or ``unreadable`` (also a folder cut short)
     message: str  #: one plain sentence, shown to the instructor and in the student's feedback
 
 
@@ -101,6 +101,7 @@ class _Group:
     files: list[tuple[Path, str]] = field(default_factory=list)  #: (real path, name shown)
     notes: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  #: what the walk's bounds kept from being looked at
     late: bool = False  #: the LMS marked some file of the group late
 
 
@@ -199,17 +200,20 @@ def _walk(group: _Group, folder: Path, root: Path) -> None:
             group.unreadable.append(f"{top}{shown and shown + '/'} could not be read ({found.error})")
             continue
         if found.kind is Kind.TOO_MANY:
-            group.notes.append(found.left_out(f"{shown}/" if shown else top))
+            group.left_out.append(found.left_out(f"{shown}/" if shown else top))
+            group.notes.append(group.left_out[-1])
             return
         if names[-1][1]:  # the name is not UTF-8, or holds control characters
             group.notes.append(names[-1][1])
         if found.kind is Kind.FILE:
             if len(group.files) >= MAX_FILES:
+                group.left_out.append(TOO_MANY_FILES)
                 group.notes.append(TOO_MANY_FILES)
                 return
             group.files.append((found.path, shown))
         elif found.kind is Kind.TOO_DEEP:
-            group.notes.append(found.left_out(f"{shown}/"))
+            group.left_out.append(found.left_out(f"{shown}/"))
+            group.notes.append(group.left_out[-1])
         elif found.kind is Kind.LINK:
             group.unreadable.append(_link_note(found.path, root, top + shown, folder.name))
         elif found.kind is Kind.SPECIAL:
@@ -254,6 +258,9 @@ def _entry(group: _Group, root: Path, function: str, slug: str) -> Entry:
 def _problem(group: _Group, candidates: list[tuple[Path, str]], others: list[str]) -> Problem | None:
     if candidates:
         return None
+    if group.left_out:  # the file to grade may be where the walk did not look: never "nothing"
+        cut = cut_short([*group.left_out, *group.unreadable])
+        return Problem(cut.code, cut.message)
     if group.unreadable:
         return Problem("unreadable", "; ".join(group.unreadable))
     if not others:

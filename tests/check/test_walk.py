@@ -10,6 +10,7 @@ hands out while the walk runs.
 from __future__ import annotations
 
 import contextlib
+import csv
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -174,3 +175,50 @@ def test_grade_and_check_word_a_folder_too_deep_alike(tmp_path):
     choice = pick_file(entry, "after_game", "after_game")
     sentence = f"not looked into: {'d/' * (MAX_DEPTH + 1)} (folders deeper than {MAX_DEPTH} levels)"
     assert sentence in kim.notes and sentence in choice.notes
+
+
+def test_a_folder_holding_more_than_the_walk_looks_at_is_unreadable_and_says_why_never_empty(tmp_path):
+    submissions = tmp_path / "submissions"
+    # max: so many names that the walk stops at the top; the answer is in a folder never entered.
+    wide(submissions / "max", MAX_ENTRIES + MANY)
+    (submissions / "max" / f"n{MAX_ENTRIES + MANY - 1:05}" / "after_game.py").write_text(ANSWER)
+    # kim: the answer is deeper than the walk goes.
+    deep = submissions / "kim" / Path(*["d"] * (MAX_DEPTH + 1))
+    deep.mkdir(parents=True)
+    (deep / "after_game.py").write_text(ANSWER)
+    # bo: the answer comes after more files than are looked at.
+    (submissions / "bo").mkdir()
+    for index in range(MAX_FILES + 10):
+        (submissions / "bo" / f"n{index:04}.txt").touch()
+    (submissions / "bo" / "z_after_game.py").write_text(ANSWER)
+    entries = {e.student: e for e in discover(submissions, "after_game", "after_game").entries}
+    bounds = {
+        "max": stopped_in("max/"),
+        "kim": f"(folders deeper than {MAX_DEPTH} levels)",
+        "bo": f"only the first {MAX_FILES} files were looked at",
+    }
+    for student, bound in bounds.items():
+        problem = entries[student].problem
+        choice = pick_file(submissions / student, "after_game", "after_game")
+        assert problem is not None and choice.problem is not None, student
+        assert (problem.status, choice.problem.code) == ("unreadable", "unreadable"), student
+        assert bound in problem.message and bound in choice.problem.message
+        for said in (problem.message, choice.problem.message):
+            assert said.startswith("no .py or .ipynb file was found in the part of the folder that was")
+            assert "was handed in" not in said  # neither "nothing was" nor "no .py file was" handed in
+
+
+def test_grade_tells_instructor_and_student_that_a_folder_too_deep_was_not_looked_through(tmp_path, menace):
+    submissions, out = tmp_path / "submissions", tmp_path / "out"
+    deep = submissions / "kim" / Path(*["d"] * (MAX_DEPTH + 1))
+    deep.mkdir(parents=True)
+    (deep / "after_game.py").write_text(ANSWER)
+    options = ("--jobs", "1", "--sandbox", "process", "--i-accept-no-sandbox")  # nothing of kim's runs
+    ran = menace("grade", submissions, "--challenge", "after_game", "--out", out, *options)
+    assert ran.code == 0, ran.err
+    (row,) = csv.DictReader((out / "grades.csv").open(encoding="utf-8"))
+    assert row["status"] == "unreadable" and f"deeper than {MAX_DEPTH} levels" in row["reason"]
+    feedback = (out / "feedback" / "kim.md").read_text(encoding="utf-8")
+    assert f"deeper than {MAX_DEPTH} levels" in feedback
+    assert "hand in the .py or .ipynb file on its own" in feedback
+    assert "nothing was handed in" not in feedback

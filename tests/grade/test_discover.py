@@ -276,5 +276,6 @@ def test_folders_nested_past_the_limit_are_not_walked_and_said_so(tmp_path: Path
     deep = tmp_path / "kim" / Path(*["d"] * (MAX_DEPTH + 2))
     write(deep, {"after_game.py": RIGHT})
     entry = entries(tmp_path)["kim"]
-    assert entry.problem is not None and entry.problem.status == "empty"
+    assert entry.problem is not None and entry.problem.status == "unreadable"
+    assert "deeper than" in entry.problem.message
     assert any("deeper than" in note for note in entry.notes)
