@@ -26,7 +26,7 @@ class Outcome(enum.StrEnum):
 
     PASSED = "passed"
     FAILED = "failed"  #: the function gave a wrong answer (or the wrong kind of answer)
-    ERROR = "error"  #: the student's code raised an exception or stopped Python
+    ERROR = "error"  #: the student's code raised, stopped Python, or gave back a value too large to check
     TIMEOUT = "timeout"  #: the call did not finish in time
     SKIPPED = "skipped"  #: not run: the file could not load, or an earlier problem blocks it
     GRADER_ERROR = "grader_error"  #: the test itself failed (our fault, never the student's)
@@ -49,6 +49,7 @@ class Problem(enum.StrEnum):
     RAISED = "raised"  #: the student's code raised an exception
     TIMEOUT = "timeout"  #: it did not finish in time
     CRASHED = "crashed"  #: it stopped Python itself
+    TOO_LARGE = "too_large"  #: what it gave back was over the cap on one reply from the sandbox
     MEMORY = "memory"  #: it used more memory than allowed
     RECURSION = "recursion"  #: it called itself without end
     MISSING = "missing"  #: the function is not defined

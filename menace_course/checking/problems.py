@@ -80,14 +80,23 @@ def too_large(cap: str, name: str, printed: str | None) -> LoadProblem:
     with ``exec`` in a loop) did this while loading, so it is a load problem of the file.
     """
     size = int(cap) if cap.isdigit() else 0
-    mib = size / (1024 * 1024)
-    shown = f"{mib:g} MiB" if size and mib == int(mib) else f"{size:,} bytes"
     detail = Detail(problem=Problem.RAISED, printed=printed, note=f"reply cap {size} bytes")
     return LoadProblem(
         f"{name} defines too much for the checker to report: the list of its functions and their "
-        f"parameters came to more than {shown}, the most one report from the sandbox may hold",
+        f"parameters came to more than {cap_words(cap)}, the most one report from the sandbox may hold",
         detail,
     )
+
+
+def cap_words(cap: str) -> str:
+    """The cap on one reply (``cap``, in bytes, as the worker's ``ReplyTooLarge`` carries it) in words.
+
+    >>> cap_words("1048576"), cap_words("5000")
+    ('1 MiB', '5,000 bytes')
+    """
+    size = int(cap) if cap.isdigit() else 0
+    mib = size / (1024 * 1024)
+    return f"{mib:g} MiB" if size and mib == int(mib) else f"{size:,} bytes"
 
 
 def function_problem(

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from menace_course.checking.compare import first_difference
+from menace_course.checking.problems import cap_words
 from menace_course.checking.proxy import CallRecord, SubmissionProxy
 from menace_course.checking.suite import Case, call_text
 from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
 from menace_course.models import Detail, Kind, Outcome, Problem, TestResult
+from menace_course.sandbox.channel import ReplyTooLarge
 from menace_course.sandbox.outcomes import CallOutcome
 
 _repr = reprlib.Repr()
@@ -41,8 +43,12 @@ MESSAGES = {
     "raised": "stopped with an error",
     "timeout": "did not finish in time",
     "budget": "not checked: the time for this file ran out",
-    "dead": "not checked: the function took too long, ran out of memory or stopped Python earlier",
+    "dead": (
+        "not checked: the function took too long, ran out of memory, stopped Python "
+        "or gave back too large a value earlier"
+    ),
     "crashed": "stopped Python itself",
+    "too_large": "gave back a value too large to check",
     "memory": "used more memory than allowed",
     "recursion": "called itself without end",
     "missing": "is not defined",
@@ -67,7 +73,7 @@ def _outcome_for(problem: str) -> Outcome:
         return Outcome.TIMEOUT
     if problem in ("budget", "dead"):
         return Outcome.SKIPPED
-    if problem in ("raised", "crashed", "memory", "recursion", "missing", "signature"):
+    if problem in ("raised", "crashed", "too_large", "memory", "recursion", "missing", "signature"):
         return Outcome.ERROR
     return Outcome.FAILED
 
@@ -82,6 +88,12 @@ def _call_detail(problem: str, record: CallRecord | None) -> dict[str, Any]:
         if outcome.printed.text:
             suffix = f"\n… ({outcome.printed.dropped} more characters)" if outcome.printed.dropped else ""
             values["printed"] = outcome.printed.text + suffix
+        if problem == "too_large" and outcome.exception is not None:  # the worker stopped it, not Python
+            values["note"] = (
+                f"what it gave back (the value, and the arguments as it left them) came to more than "
+                f"{cap_words(outcome.exception.message)}, the most one reply from the sandbox may hold"
+            )
+            return values
         if outcome.exception is not None:
             values["error_type"] = outcome.exception.type_name
             values["error_message"] = outcome.exception.message
@@ -99,6 +111,8 @@ def _problem_of(error: BaseException) -> str:
                 return "memory"
             if exception.type_name == "RecursionError":
                 return "recursion"
+        if error.status == "crashed" and getattr(exception, "type_name", "") == ReplyTooLarge.__name__:
+            return "too_large"  # the worker refused the reply: Python did not stop
         return error.status
     if isinstance(error, StudentFailure):
         return str(error.problem)
@@ -110,6 +124,8 @@ def _problem_of(error: BaseException) -> str:
 def _detail(case: Case, error: BaseException, problem: str, record: CallRecord | None) -> Detail:
     if not case.is_visible:
         values: dict[str, Any] = {"problem": Problem(problem)}
+        if problem == "too_large":
+            return Detail(**values)
         if record is not None and record.outcome is not None and record.outcome.exception:
             values["error_type"] = record.outcome.exception.type_name
             values["traceback"] = record.outcome.exception.frames

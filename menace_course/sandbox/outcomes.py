@@ -69,7 +69,9 @@ class CallOutcome:
 
     ``status`` is ``returned``, ``raised``, ``timeout``, ``crashed``, ``missing``,
     ``budget`` (the submission's time budget ran out) or ``dead`` (not called, because
-    the function timed out or crashed too often before).
+    the function timed out or crashed too often before). A ``crashed`` call whose
+    ``exception`` is named ``ReplyTooLarge`` did not stop Python: the worker refused a
+    reply over ``Limits.reply_bytes`` (the exception's message) and stopped the child.
     """
 
     status: CallStatus

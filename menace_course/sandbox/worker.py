@@ -430,6 +430,11 @@ class Worker:
             self._note_forgery(problem)
             code = self._kill(grace=0.2)
             self._count_crash(function)
+            if isinstance(problem, ReplyTooLarge):  # not a crash: what it gave back is over the cap
+                from menace_course.sandbox.outcomes import StudentException  # (as in _read_ready)
+
+                cap = StudentException(ReplyTooLarge.__name__, str(self.limits.reply_bytes))
+                return CallOutcome("crashed", exit_code=code, exception=cap)
             return CallOutcome("crashed", exit_code=code)
         self.attempts.extend(outcome.attempts)
         if outcome.exception is not None and outcome.exception.type_name == "MemoryError":

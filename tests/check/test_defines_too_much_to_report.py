@@ -1,9 +1,10 @@
-"""A file whose list of functions is over the sandbox's reply cap: a load problem, said as it is.
+"""Over the sandbox's reply cap, while loading or in a call: said as it is, never "stopped Python".
 
 The ready message lists every top-level function and its parameters' names. A file that
 makes dozens of functions with 255 long parameters each (``exec`` in a loop) pushes that
-list over ``Limits.reply_bytes`` (1 MiB); the worker stops the child. Python itself did
-not stop, so the report must not say it did.
+list over ``Limits.reply_bytes`` (1 MiB); the worker stops the child. A function that
+gives back a huge value does the same to its call's reply. Python itself did not stop
+either time, so the report must not say it did.
 """
 
 from __future__ import annotations
@@ -45,3 +46,41 @@ def test_a_file_that_defines_too_much_to_report_is_told_so_with_the_cap_not_that
     text = run_menace("check", str(path), "--sandbox", sandbox).stdout
     assert "the list of its functions and their parameters came to more than 1 MiB" in text
     assert "os._exit" not in text and "Traceback" not in text
+
+
+RETURNS_A_HUGE_LIST = """\
+def after_game(beads, square, result):
+    return list(range(300_000))
+"""
+#: Right, but huge for square 8, which only a hidden check uses (the examples use 0, 4 and 5).
+HUGE_ONLY_ON_SQUARE_8 = """\
+def after_game(beads, square, result):
+    if square == 8:
+        return list(range(300_000))
+    new = list(beads)
+    new[square] = max(0, new[square] + {"win": 3, "draw": 1, "loss": -1}[result])
+    return new
+"""
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_function_that_gives_back_a_value_too_large_is_told_so_with_the_cap_not_that_python_stopped(
+    tmp_path: Path, sandbox: str
+) -> None:
+    path = tmp_path / "after_game.py"
+    path.write_text(RETURNS_A_HUGE_LIST, encoding="utf-8")
+    code, report = check_json(path, "--sandbox", sandbox)
+    assert code == 1 and report["status"] == "checked"
+    first = report["tests"][0]
+    assert first["outcome"] == "error" and first["message"] == "gave back a value too large to check"
+    assert first["detail"]["problem"] == "too_large" and "more than 1 MiB" in first["detail"]["note"]
+    assert first["detail"]["error_type"] is None and "exit code" not in first["detail"]["note"]
+    text = run_menace("check", str(path), "--sandbox", sandbox).stdout
+    assert "✗ after_game gave back a value too large to check" in text
+    assert "came to more than 1 MiB, the most one reply from the sandbox may hold" in text
+    assert "stopped Python itself" not in text and "os._exit" not in text and "Traceback" not in text
+    path.write_text(HUGE_ONLY_ON_SQUARE_8, encoding="utf-8")
+    code, report = check_json(path, "--sandbox", sandbox)
+    hidden = [t["detail"] for t in report["tests"] if not t["is_visible"] and t["outcome"] == "error"]
+    assert code == 1 and hidden and all(d == {**d, "problem": "too_large", "note": None} for d in hidden)
+    assert all(d["error_type"] is None for d in hidden)

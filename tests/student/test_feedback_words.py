@@ -14,7 +14,10 @@ def test_checks_not_run_after_a_timeout_are_explained_once(tmp_path):
     path.write_text("def after_game(beads, square, result):\n    while True:\n        pass\n")
     done = run_menace("check", str(path), timeout=120)
     assert done.returncode == 1
-    reason = "not checked: the function took too long, ran out of memory or stopped Python earlier"
+    reason = (
+        "not checked: the function took too long, ran out of memory, stopped Python "
+        "or gave back too large a value earlier"
+    )
     assert done.stdout.count(reason) == 1
     assert f"The 14 checks marked – were {reason}." in done.stdout
 
