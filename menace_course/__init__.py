@@ -16,8 +16,9 @@ They are imported on first use, so ``import menace_course`` stays cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+TYPE_CHECKING = False  # (not typing's: ``import menace_course`` is the first thing ``menace`` does)
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -52,5 +53,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     """Import a public name from its module the first time it is used."""
     if name in _LAZY:
+        import importlib
+
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'menace_course' has no attribute {name!r}")

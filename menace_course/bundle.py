@@ -67,7 +67,7 @@ def _pyproject(version: str, description: str) -> str:
         f"description = {json.dumps(description)}\n"
         'requires-python = ">=3.11"\n'
         f"dependencies = [\n    {deps},\n]\n\n"
-        '[project.scripts]\nmenace = "menace_course.cli:main"\n\n'
+        '[project.scripts]\nmenace = "menace_course.warm.client:main"\n\n'
         '[tool.hatch.build.targets.wheel]\npackages = ["menace_course"]\n'
     )
 

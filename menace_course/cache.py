@@ -21,10 +21,7 @@ too: that sandbox is not isolated, and says so.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -90,6 +87,8 @@ def _key() -> bytes | None:
 
 
 def _new_key(path: Path) -> bytes | None:
+    import secrets  # (here, not at the top: the warm checker's client needs only the folders)
+
     key = secrets.token_bytes(KEY_BYTES)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
@@ -107,6 +106,9 @@ def _new_key(path: Path) -> bytes | None:
 
 def seal(data: bytes) -> bytes | None:
     """``data`` with its HMAC in front (64 hex digits and a newline); None where there is no key."""
+    import hashlib
+    import hmac
+
     key = _key()
     if key is None:
         return None
@@ -115,6 +117,9 @@ def seal(data: bytes) -> bytes | None:
 
 def unseal(sealed: bytes) -> bytes | None:
     """The data of a :func:`seal` ed file, or None when its HMAC does not match (or no key)."""
+    import hashlib
+    import hmac
+
     key = _key()
     mac, _, data = sealed.partition(b"\n")
     if key is None or not hmac.compare_digest(mac, hmac.new(key, data, hashlib.sha256).hexdigest().encode()):

@@ -44,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "users": ("menace_course.commands.users", "users", "Manage the check service's users and tokens."),
     "lti": ("menace_course.commands.lti", "lti", "Connect the check service to Canvas or Moodle (LTI 1.3)."),
     "worker": ("menace_course.commands.worker", "worker", "Run checks for a service's queue (scale-out)."),
+    "warm": ("menace_course.commands.warm", "warm", "See or stop the warm checker that speeds up checks."),
 }
 
 

@@ -17,6 +17,10 @@ import pytest
 
 from tests.support import REPO, Ran
 
+# Checks run in their own process: a warm checker started by one test would outlive it
+# (tests/check/test_warm_checker.py turns it on for itself, and stops what it starts).
+os.environ["MENACE_WARM"] = "off"
+
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("bwrap") is None:

@@ -1,0 +1,290 @@
+"""The warm checker: a process with the grader imported that forks a copy per ``menace check``.
+
+One runs per stamp (:mod:`~menace_course.warm.stamp`) and user; a lock file next to its
+socket makes a second one started at the same moment give up. It answers three requests:
+``check`` (fork; the copy runs the command and reports its exit code), ``status`` and
+``stop``. It stops after ``MENACE_WARM_IDLE`` seconds without a check.
+
+The forked copy becomes the command: it takes the client's fds 0-2 as its own, its folder,
+umask, environment and arguments, rebuilds ``sys.stdin``/``stdout``/``stderr`` with the
+client's encodings, and runs :func:`menace_course.cli.main` exactly as the client would
+have. What the warm checker itself did before the fork is limited to imports: no course,
+no cache and no sandbox is touched, so nothing of one check can reach another.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import importlib
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any, NoReturn
+
+from menace_course.warm.messages import MessageError, receive, send
+from menace_course.warm.stamp import socket_path, stamp
+
+#: What a check needs, imported once by the warm checker (rich: for a terminal's colours).
+WARM_MODULES = (
+    "menace_course.cli",
+    "menace_course.commands.check",
+    "menace_course.commands.options",
+    "menace_course.checking.pipeline",
+    "menace_course.checking.suite",
+    "menace_course.checking.runner",
+    "menace_course.checking.entry",
+    "menace_course.feedback",
+    "menace_course.terminal",
+    "rich.console",
+    "rich.text",
+)
+#: Seconds without a check after which the warm checker stops (``MENACE_WARM_IDLE``).
+IDLE_SECONDS = 900.0
+#: How long the warm checker waits for a client's request once it has connected.
+REQUEST_SECONDS = 5.0
+_TICK = 1.0
+_PEER_CREDENTIALS = struct.Struct("3i")  # pid, uid, gid
+
+
+def main(path_text: str) -> None:
+    """Serve checks on the socket at ``path_text`` until idle; give up quietly if it cannot."""
+    own = stamp()
+    path = Path(path_text)
+    if socket_path(own) != path:
+        return  # started for another stamp (the package changed meanwhile)
+    lock = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return  # another warm checker has this socket
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+    WarmChecker(own, path, lock, idle_seconds()).serve()
+
+
+def idle_seconds() -> float:
+    """``MENACE_WARM_IDLE`` (seconds), or :data:`IDLE_SECONDS` when unset or not a number."""
+    try:
+        return max(1.0, float(os.environ["MENACE_WARM_IDLE"]))
+    except (KeyError, ValueError):
+        return IDLE_SECONDS
+
+
+class WarmChecker:
+    """The listening side: accepts, answers ``status``/``stop``, forks for ``check``."""
+
+    def __init__(self, own_stamp: str, path: Path, lock: int, idle: float) -> None:
+        self.stamp = own_stamp
+        self.path = path
+        self.lock = lock
+        self.idle = idle
+        self.served = 0
+        self.started = time.time()
+        self.last_check = time.monotonic()
+        self.children: set[int] = set()
+        self.stopping = False
+
+    def serve(self) -> None:
+        """Accept connections until stopped, or idle with no check running."""
+        signal.signal(signal.SIGTERM, lambda *_: self._stop())
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o177)
+        try:
+            listener.bind(str(self.path))
+        finally:
+            os.umask(old_umask)
+        listener.listen(64)
+        listener.settimeout(_TICK)
+        self.listener = listener
+        try:
+            while not self.stopping:
+                self._reap()
+                if not self.children and time.monotonic() - self.last_check > self.idle:
+                    break
+                try:
+                    connection, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                except OSError:
+                    continue  # interrupted by SIGTERM, or a client that gave up
+                with connection:
+                    self._answer(connection)
+        finally:
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+            listener.close()
+            os.close(self.lock)
+
+    def _stop(self) -> None:
+        self.stopping = True
+
+    def _reap(self) -> None:
+        for pid in list(self.children):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.children.discard(pid)
+
+    def _answer(self, connection: socket.socket) -> None:
+        if not same_user(connection):
+            return
+        connection.settimeout(REQUEST_SECONDS)
+        try:
+            request, fds = receive(connection, max_fds=3)
+        except (OSError, MessageError):
+            return
+        try:
+            op = request.get("op")
+            if op == "status":
+                send(connection, self.status())
+            elif op == "stop":
+                self.stopping = True
+                send(connection, {"stopping": True, "pid": os.getpid()})
+            elif op == "check" and request.get("stamp") == self.stamp and len(fds) == 3:
+                self._fork_check(connection, request, fds)
+            else:
+                send(connection, {"refused": "outdated" if op == "check" else "unknown request"})
+        except OSError:
+            pass
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def status(self) -> dict[str, Any]:
+        """What ``menace warm status`` shows."""
+        return {
+            "pid": os.getpid(),
+            "served": self.served,
+            "running": len(self.children),
+            "since": self.started,
+            "idle_seconds": self.idle,
+            "socket": str(self.path),
+        }
+
+    def _fork_check(self, connection: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            self.listener.close()
+            os.close(self.lock)
+            run_forked_check(connection, request, fds)
+        self.children.add(pid)
+        self.served += 1
+        self.last_check = time.monotonic()
+
+
+def same_user(connection: socket.socket) -> bool:
+    """True when the process at the other end runs as this process's user."""
+    try:
+        raw = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEER_CREDENTIALS.size)
+    except OSError:
+        return False
+    _, uid, _ = _PEER_CREDENTIALS.unpack(raw)
+    return bool(uid == os.geteuid())
+
+
+# -- the forked copy ----------------------------------------------------------------------
+
+
+def run_forked_check(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> NoReturn:
+    """Become the client's ``menace`` command, run it, report its exit code, and end."""
+    code = 1
+    try:
+        atexit._clear()  # the warm checker's own exit handlers are not this check's
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _take_over(request, fds)
+        connection.settimeout(None)
+        send(connection, {"pid": os.getpid()})
+        _stop_when_client_leaves(connection)
+        code = _run_command(request["argv"])
+    except BaseException:  # the copy must always end here, never return into the warm checker
+        code = 1
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        try:
+            send(connection, {"exit": code})
+        except OSError:
+            pass  # the client is gone
+        try:
+            atexit._run_exitfuncs()  # this check's own (its scratch folders)
+        finally:
+            os._exit(0)
+
+
+def _take_over(request: dict[str, Any], fds: list[int]) -> None:
+    """Take the client's fds, folder, umask, environment and argv as this process's own."""
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    fds.clear()
+    # sys.__stdout__ and the others still hold the warm checker's own streams (over the same
+    # fds 0-2, which are now the client's): kept, so that nothing closes those fds.
+    (in_encoding, in_errors), (out_encoding, out_errors), (err_encoding, err_errors) = request["streams"]
+    sys.stdin = open(0, encoding=in_encoding, errors=in_errors, closefd=False)
+    lines = 1 if os.isatty(1) else -1
+    sys.stdout = open(1, "w", encoding=out_encoding, errors=out_errors, closefd=False, buffering=lines)
+    sys.stderr = open(2, "w", encoding=err_encoding, errors=err_errors, closefd=False, buffering=1)
+    os.chdir(request["cwd"])
+    os.umask(int(request["umask"]))
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.argv = [request["program"], *request["argv"]]
+    sys.modules["__main__"].__package__ = request.get("main_package")
+
+
+def _stop_when_client_leaves(connection: socket.socket) -> None:
+    """When the client goes away (killed, its terminal closed), stop the check as Ctrl-C would."""
+    main_thread = threading.main_thread().ident
+    assert main_thread is not None
+
+    def watch() -> None:
+        try:
+            connection.recv(1)
+        except OSError:
+            pass
+        signal.pthread_kill(main_thread, signal.SIGINT)
+
+    threading.Thread(target=watch, daemon=True, name="client-watch").start()
+
+
+def _run_command(argv: list[str]) -> int:
+    """Run ``menace ARGV`` as the console script does; its exit code."""
+    from menace_course.cli import main as run_here
+
+    try:
+        run_here(argv)
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        print(done.code, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("menace: stopped.", file=sys.stderr)
+        return 130
+    except Exception:  # as an uncaught exception would in-process: shown, exit code 1
+        traceback.print_exc()
+        return 1
+    return 0

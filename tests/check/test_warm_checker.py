@@ -1,0 +1,296 @@
+"""The warm checker serves ``menace check`` exactly as the check would run in its own process.
+
+Every test starts a real warm checker (the first ``menace check`` starts it in the
+background) in a cache folder of its own, and stops it at the end. The suite as a whole runs
+with ``MENACE_WARM=off`` (``tests/conftest.py``); here it is turned on. How much faster a
+check is with it is measured in ``bench/bench_check.py``, never asserted here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from menace_course.warm import client, server
+from menace_course.warm.stamp import socket_path, stamp
+from tests.support import REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
+
+CORRECT = REPO / "examples" / "after_game_student.py"
+BUGGY = REPO / "examples" / "after_game_buggy.py"
+HANGS_AT_LOAD = "while True:\n    pass\n\n\ndef after_game(box, square, result):\n    return box\n"
+
+
+def menace(*args: str, cwd: Path = REPO, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m menace_course ARGS``, as a student starts it (the warm checker may serve it)."""
+    return subprocess.run(
+        [sys.executable, "-m", "menace_course", *args],
+        cwd=cwd,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def statuses() -> list[dict[str, object]]:
+    """What every warm checker of this test's cache folder says about itself."""
+    return [answer for answer in (client.ask(path, "status") for path in client.running()) if answer]
+
+
+def wait_for(condition, seconds: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not true after {seconds} s: {condition.__doc__ or condition}")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def warm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A cache folder of this test's own (short: a socket's path is limited), the checker on."""
+    cache = Path(tempfile.mkdtemp(prefix="mw-", dir="/tmp"))
+    monkeypatch.setenv("MENACE_CACHE_DIR", str(cache))
+    monkeypatch.setenv("MENACE_WARM", "on")
+    monkeypatch.setenv("MENACE_WARM_IDLE", "120")
+    try:
+        yield cache
+    finally:
+        pids = [int(str(answer["pid"])) for answer in statuses()]
+        for path in client.running():
+            client.ask(path, "stop")
+        for pid in pids:
+            wait_for(lambda pid=pid: not Path(f"/proc/{pid}").exists() or _zombie(pid))
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def started_warm_checker() -> dict[str, object]:
+    """Run a first check (it starts the warm checker) and wait until the warm checker answers."""
+    first = menace("check", str(CORRECT))
+    assert first.returncode == 0, first.stderr
+    wait_for(lambda: bool(statuses()))
+    (answer,) = statuses()
+    return answer
+
+
+def without_timing(output: str) -> object:
+    """A JSON report without the seconds each part took (they differ from run to run)."""
+
+    def strip(value: object) -> object:
+        if isinstance(value, dict):
+            return {key: strip(item) for key, item in value.items() if key != "seconds"}
+        if isinstance(value, list):
+            return [strip(item) for item in value]
+        return value
+
+    return strip(json.loads(output))
+
+
+def test_a_warm_check_prints_and_exits_exactly_as_a_check_in_its_own_process(warm, tmp_path):
+    first = started_warm_checker()
+    broken = tmp_path / "after_game.py"
+    broken.write_text("def after_game(box, square, result)\n    return box\n", encoding="utf-8")
+    shutil.copy(BUGGY, tmp_path / "mine.py")
+    cases = [
+        (("check", str(CORRECT)), REPO),
+        (("check", str(BUGGY)), REPO),
+        (("check", "after_game.py", "--course", str(REPO)), tmp_path),  # a syntax error, relative path
+        (("check", "mine.py", "--challenge", "after_game", "--course", str(REPO)), tmp_path),
+        (("check", "missing.py"), REPO),  # exit 2, one line
+        (("check", str(BUGGY), "--format", "markdown", "--ascii"), REPO),
+        (("check", "--help"), REPO),
+    ]
+    for args, cwd in cases:
+        cold = menace(*args, cwd=cwd, MENACE_WARM="off")
+        hot = menace(*args, cwd=cwd)
+        assert (hot.returncode, hot.stdout, hot.stderr) == (cold.returncode, cold.stdout, cold.stderr), args
+    # ``python -m`` puts its folder on sys.path, so another folder has a warm checker of its own.
+    (same,) = [answer for answer in statuses() if answer["pid"] == first["pid"]]
+    assert same["served"] == len([cwd for _, cwd in cases if cwd == REPO])
+    as_json = [menace("check", str(BUGGY), "--format", "json", MENACE_WARM=w) for w in ("off", "on")]
+    assert as_json[0].returncode == as_json[1].returncode == 1
+    assert without_timing(as_json[0].stdout) == without_timing(as_json[1].stdout)
+
+
+def test_a_warm_check_sees_the_students_environment_and_folder(warm, tmp_path):
+    started_warm_checker()
+    shutil.copy(CORRECT, tmp_path / "after_game.py")
+    # The folder is the student's (no course above tmp_path), and so is the environment:
+    # MENACE_SERVER, which the warm checker was not started with, sends the check away.
+    elsewhere = menace("check", "after_game.py", cwd=tmp_path)
+    assert elsewhere.returncode == 2
+    assert "no course found" in elsewhere.stderr
+    here = menace("check", "after_game.py", "--course", str(REPO), cwd=tmp_path)
+    assert here.returncode == 0 and "after_game.py" in here.stdout
+    server_unreachable = menace("check", "after_game.py", cwd=tmp_path, MENACE_SERVER="http://127.0.0.1:9")
+    assert server_unreachable.returncode != 0
+    assert "127.0.0.1:9" in server_unreachable.stdout + server_unreachable.stderr
+
+
+def test_ctrl_c_stops_a_warm_check_and_its_sandbox(warm, tmp_path):
+    started_warm_checker()
+    (tmp_path / "after_game.py").write_text(HANGS_AT_LOAD, encoding="utf-8")
+    student = subprocess.Popen(
+        [sys.executable, "-m", "menace_course", "check", str(tmp_path / "after_game.py")],
+        cwd=REPO,  # (the warm checker's folder: python -m puts it on sys.path)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: any(answer["running"] for answer in statuses()))
+    time.sleep(0.5)
+    student.send_signal(signal.SIGINT)
+    _, err = student.communicate(timeout=30)
+    assert student.returncode == 130
+    assert "menace: stopped." in err
+    wait_for(lambda: not any(answer["running"] for answer in statuses()))
+    assert not _sandboxes_of(tmp_path)
+    again = menace("check", str(CORRECT))
+    assert again.returncode == 0
+
+
+def test_a_check_whose_student_went_away_is_stopped(warm, tmp_path):
+    started_warm_checker()
+    (tmp_path / "after_game.py").write_text(HANGS_AT_LOAD, encoding="utf-8")
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with out.open("w") as out_file, err.open("w") as err_file:
+        student = subprocess.Popen(
+            [sys.executable, "-m", "menace_course", "check", str(tmp_path / "after_game.py")],
+            cwd=REPO,  # (the warm checker's folder: python -m puts it on sys.path)
+            stdout=out_file,
+            stderr=err_file,
+        )
+    wait_for(lambda: any(answer["running"] for answer in statuses()))
+    student.kill()
+    student.wait(timeout=10)
+    wait_for(lambda: not any(answer["running"] for answer in statuses()))
+    # Stopped as by Ctrl-C, not left to run until the file's load time ran out.
+    assert "menace: stopped." in err.read_text()
+    assert "load" not in out.read_text()
+    assert not _sandboxes_of(tmp_path)
+
+
+def _sandboxes_of(folder: Path) -> list[int]:
+    """Processes still running whose command line names the scratch files of a check."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            command = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"harness.pyc" in command and not _zombie(int(proc.name)):
+            found.append(int(proc.name))
+    return found
+
+
+def test_an_edited_package_is_never_checked_by_the_warm_checker_started_before(warm):
+    old = started_warm_checker()
+    edited = REPO / "menace_course" / "warm" / "__init__.py"
+    before = edited.stat()
+    try:
+        os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        again = menace("check", str(CORRECT))
+        assert again.returncode == 0
+    finally:
+        os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))
+    (still,) = [answer for answer in statuses() if answer["pid"] == old["pid"]]
+    assert still["served"] == old["served"]  # the new check ran without it
+
+
+def test_the_warm_checker_stops_when_idle_and_when_told(warm):
+    os.environ["MENACE_WARM_IDLE"] = "1"  # (restored by the fixture's monkeypatch)
+    pid = int(str(started_warm_checker()["pid"]))
+    wait_for(lambda: not statuses())
+    assert not Path(f"/proc/{pid}").exists() or _zombie(pid)
+    os.environ["MENACE_WARM_IDLE"] = "120"
+    started_warm_checker()
+    stopped = menace("warm", "stop")
+    assert stopped.returncode == 0 and "Stopped the warm checker" in stopped.stdout
+    wait_for(lambda: not statuses())
+    assert "No warm checker is running" in menace("warm", "status").stdout
+
+
+def test_menace_warm_off_never_starts_one(warm):
+    done = menace("check", str(CORRECT), MENACE_WARM="off")
+    assert done.returncode == 0
+    time.sleep(1.0)
+    assert not client.running()
+
+
+def test_only_checks_of_a_plainly_started_menace_go_to_the_warm_checker(monkeypatch):
+    monkeypatch.setenv("MENACE_WARM", "on")
+    monkeypatch.setattr(sys, "orig_argv", ["python", "/venv/bin/menace", "check", "a.py"])
+    assert client.wanted(["check", "a.py"])
+    assert not client.wanted(["grade", "subs"])
+    monkeypatch.setattr(sys, "orig_argv", ["python", "-m", "menace_course", "check", "a.py"])
+    assert client.wanted(["check", "a.py"])
+    monkeypatch.setattr(sys, "orig_argv", ["python", "-X", "importtime", "-m", "menace_course", "check"])
+    assert not client.wanted(["check", "a.py"])
+    monkeypatch.setenv("MENACE_WARM", "off")
+    monkeypatch.setattr(sys, "orig_argv", ["python", "/venv/bin/menace", "check", "a.py"])
+    assert not client.wanted(["check", "a.py"])
+
+
+def test_the_stamp_changes_with_the_interpreters_environment_and_the_package(monkeypatch, tmp_path):
+    monkeypatch.setenv("MENACE_CACHE_DIR", str(tmp_path))
+    first = stamp()
+    assert stamp() == first
+    monkeypatch.setenv("PYTHONHASHSEED", "7")
+    assert stamp() != first
+    monkeypatch.delenv("PYTHONHASHSEED")
+    monkeypatch.setenv("NOT_AN_INTERPRETER_VARIABLE", "1")
+    assert stamp() == first  # the check gets the client's environment anyway
+    path = socket_path(first)
+    assert path is not None and path.parent == tmp_path / "warm"
+    assert (path.parent.stat().st_mode & 0o077) == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
+def test_a_connection_from_another_user_is_refused(tmp_path):
+    folder = Path(tempfile.mkdtemp(prefix="mw-peer-", dir="/tmp"))
+    try:
+        folder.chmod(0o777)
+        path = folder / "s.sock"
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(path))
+        path.chmod(0o777)
+        listener.listen(1)
+        code = (
+            "import os, socket, sys; os.setgid(65534); os.setuid(65534); "
+            "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(1)"
+        )
+        other = subprocess.Popen([sys.executable, "-c", code, str(path)])
+        connection, _ = listener.accept()
+        with connection:
+            assert not server.same_user(connection)
+        mine = socket.socket(socket.AF_UNIX)
+        mine.connect(str(path))
+        connection, _ = listener.accept()
+        with connection, mine:
+            assert server.same_user(connection)
+        other.wait(timeout=10)
+        listener.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
