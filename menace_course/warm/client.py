@@ -37,7 +37,11 @@ def main() -> None:
     """Run ``menace``: hand a check to the warm checker when one can take it."""
     argv = sys.argv[1:]
     if wanted(argv):
-        code = check_warm(argv)
+        try:
+            code = check_warm(argv)
+        except KeyboardInterrupt:  # before the check had started: nothing ran
+            print("menace: stopped.", file=sys.stderr)
+            sys.exit(130)
         if code is not None:
             sys.exit(code)
     from menace_course.cli import main as run_here
@@ -46,8 +50,14 @@ def main() -> None:
 
 
 def wanted(argv: list[str]) -> bool:
-    """A check, by a plainly started ``menace``, with the warm checker not turned off."""
-    if not argv or argv[0] != "check" or os.environ.get("MENACE_WARM", "").lower() in OFF:
+    """A check, by a plainly started ``menace`` on Linux, with the warm checker not turned off.
+
+    (Linux: the warm checker's peer check uses ``SO_PEERCRED``, and forking a process with
+    frameworks loaded is not safe on macOS.)
+    """
+    if sys.platform != "linux" or os.environ.get("MENACE_WARM", "").lower() in OFF:
+        return False
+    if not argv or argv[0] != "check":
         return False
     # The console script (python, script, ...) or python -m menace_course: no interpreter
     # options, which a warm checker would not share.
@@ -62,16 +72,19 @@ def check_warm(argv: list[str]) -> int | None:
     """
     from menace_course.warm.stamp import socket_path, stamp
 
-    own = stamp()
-    path = socket_path(own)
-    if path is None or not _has_std_fds():
+    try:
+        own = stamp()
+        path = socket_path(own)
+        if path is None or not _has_std_fds():
+            return None
+        connection = _connect(path)
+        if connection is None:
+            start_warm_checker(path)
+            return None
+        with connection:
+            return _check_through(connection, own, argv)
+    except OSError:  # (a folder that vanished, say): the check runs here and says what is wrong
         return None
-    connection = _connect(path)
-    if connection is None:
-        start_warm_checker(path)
-        return None
-    with connection:
-        return _check_through(connection, own, argv)
 
 
 def _check_through(connection: socket.socket, own: str, argv: list[str]) -> int | None:

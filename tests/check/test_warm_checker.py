@@ -239,6 +239,30 @@ def test_menace_warm_off_never_starts_one(warm):
     assert not client.running()
 
 
+def test_the_front_door_of_menace_loads_neither_click_nor_the_grader():
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, menace_course.warm.client, menace_course.warm.stamp, menace_course.warm.messages; "
+            "print(' '.join(sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    heavy = {
+        "click",
+        "jinja2",
+        "rich",
+        "typing",
+        "menace_course.cli",
+        "menace_course.checking",
+        "menace_course.models",
+    }
+    assert not heavy & set(loaded)
+
+
 def test_only_checks_of_a_plainly_started_menace_go_to_the_warm_checker(monkeypatch):
     monkeypatch.setenv("MENACE_WARM", "on")
     monkeypatch.setattr(sys, "orig_argv", ["python", "/venv/bin/menace", "check", "a.py"])
