@@ -59,6 +59,10 @@ exit code says:
     3  the examples pass, but the hidden checks did not run here: they run when
        your instructor grades
 
+On Linux, your first check also starts a "warm checker" in the background, so that
+later checks start faster; it stops by itself after 15 minutes without a check.
+`menace warm stop` stops it now; MENACE_WARM=off turns it off.
+
 Checking on your course's check service
 ---------------------------------------
 

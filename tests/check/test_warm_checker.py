@@ -132,6 +132,43 @@ def test_a_warm_check_prints_and_exits_exactly_as_a_check_in_its_own_process(war
     assert without_timing(as_json[0].stdout) == without_timing(as_json[1].stdout)
 
 
+def in_a_terminal(*args: str, **env: str) -> tuple[int, bytes]:
+    """``python -m menace_course ARGS`` with a terminal (a pty) for stdin, stdout and stderr."""
+    import pty
+
+    leader, follower = pty.openpty()
+    student = subprocess.Popen(
+        [sys.executable, "-m", "menace_course", *args],
+        cwd=REPO,
+        env={**os.environ, "COLUMNS": "100", **env},
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+    )
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: every process holding it has ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    return student.wait(timeout=60), shown
+
+
+def test_a_warm_check_in_a_terminal_shows_the_same_colours(warm):
+    first = started_warm_checker()
+    cold = in_a_terminal("check", str(BUGGY), MENACE_WARM="off")
+    hot = in_a_terminal("check", str(BUGGY))
+    assert b"\x1b[" in cold[1]  # coloured: it is a terminal
+    assert hot == cold
+    (same,) = [answer for answer in statuses() if answer["pid"] == first["pid"]]
+    assert same["served"] == 1
+
+
 def test_a_warm_check_sees_the_students_environment_and_folder(warm, tmp_path):
     started_warm_checker()
     shutil.copy(CORRECT, tmp_path / "after_game.py")
