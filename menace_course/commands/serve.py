@@ -354,6 +354,7 @@ def export(slug: str, out: Path, pick: str, db_url: str | None, course: Path | N
       menace export canvas --results grades/ --gradebook canvas.csv --out canvas_import.csv
     """
     from menace_course import catalog
+    from menace_course.exports import counted
     from menace_course.service.export import export_challenge
 
     the_course = service_course(course)
@@ -361,7 +362,8 @@ def export(slug: str, out: Path, pick: str, db_url: str | None, course: Path | N
     url = open_database(the_course, db_url)
     done = export_challenge(the_course, challenge, url, out, pick)
     click.echo(
-        f"{done.students} students ({done.with_attempts} with a checked attempt, {pick} counts) -> {out}/: "
+        f"{counted(done.students, 'student')} ({done.with_attempts} with a checked attempt, {pick} counts) "
+        f"-> {out}/: "
         "grades.csv, results.jsonl, feedback/, report.html"
     )
     for problem in done.feedback_errors:

@@ -88,6 +88,12 @@ def test_a_picture_the_server_cannot_draw_is_a_note_not_a_crash() -> None:
     assert answer["pictures"] == [] and "could not be drawn" in answer["notes"][0]
 
 
+def test_a_program_whose_pictures_are_too_large_to_send_back_is_told_so_not_that_python_stopped() -> None:
+    answer = run("from pixels import show_grid\nshow_grid([['a'] * 1500] * 1500, {'a': 'red'})\n")
+    assert "more than the page can be sent back (over 1 MiB)" in answer["problem"]
+    assert "stopped Python" not in answer["problem"]
+
+
 def test_a_request_without_a_program_gets_a_400() -> None:
     client = make_app().test_client()
     assert client.post("/lesson/api/run", json={"step": 1}).status_code == 400

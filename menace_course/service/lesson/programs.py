@@ -35,6 +35,7 @@ from menace_course.checking.testing import CallProblem
 from menace_course.lesson import noughts, pixels
 from menace_course.limits import Limits
 from menace_course.models import SandboxKind, Status
+from menace_course.sandbox.channel import ReplyTooLarge
 from menace_course.sandbox.outcomes import CallOutcome
 
 __all__ = ["MAX_SOURCE", "ProgramRun", "run_program", "wrap_program"]
@@ -152,6 +153,13 @@ PROBLEMS: Mapping[str, str] = {
 }
 
 
+#: What a visitor reads when the worker refused the program's reply for its size.
+TOO_LARGE_PROBLEM = (
+    "The program drew or printed more than the page can be sent back (over {limit:g} MiB), "
+    "so nothing of it is shown. Draw smaller pictures, or fewer."
+)
+
+
 def as_challenge(limits: Limits) -> Challenge:
     """The wrapped program as the one submission path sees it: a function of no arguments."""
     return Challenge(
@@ -198,6 +206,11 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
     printed, dropped = outcome.printed.text, outcome.printed.dropped
     if outcome.status == "raised":
         return ProgramRun(printed, dropped, error=_error(outcome, lines), seconds=outcome.seconds)
+    refused = outcome.exception is not None and outcome.exception.type_name == ReplyTooLarge.__name__
+    if outcome.status == "crashed" and refused:
+        # The worker refused a reply over its cap: Python did not stop, there was too much to send.
+        message = TOO_LARGE_PROBLEM.format(limit=limits.reply_bytes / 2**20)
+        return ProgramRun(printed, dropped, problem=message, seconds=outcome.seconds)
     if outcome.status != "returned":
         message = PROBLEMS.get(outcome.status, "The program stopped.").format(seconds=limits.call_seconds)
         return ProgramRun(printed, dropped, problem=message, seconds=outcome.seconds)
