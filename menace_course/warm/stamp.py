@@ -26,7 +26,8 @@ def stamp() -> str:
         >>> stamp().splitlines()[0] == sys.executable
         True
     """
-    lines = [sys.executable, sys.version.replace("\n", " "), str(os.geteuid())]
+    # The machine too: a home folder shared by several machines (NFS) holds each one's socket.
+    lines = [sys.executable, sys.version.replace("\n", " "), str(os.geteuid()), os.uname().nodename]
     lines += [repr(sys.path), repr(sys.flags)]
     lines += sorted(
         f"{name}={value}" for name, value in os.environ.items() if name.startswith(_INTERPRETER_VARIABLES)

@@ -318,6 +318,7 @@ def test_the_stamp_changes_with_the_interpreters_environment_and_the_package(mon
     monkeypatch.setenv("MENACE_CACHE_DIR", str(tmp_path))
     first = stamp()
     assert stamp() == first
+    assert os.uname().nodename in first.splitlines()  # a shared home folder: a socket per machine
     monkeypatch.setenv("PYTHONHASHSEED", "7")
     assert stamp() != first
     monkeypatch.delenv("PYTHONHASHSEED")
