@@ -206,6 +206,26 @@ def test_ctrl_c_stops_a_warm_check_and_its_sandbox(warm, tmp_path):
     assert again.returncode == 0
 
 
+def test_student_code_in_the_sandbox_cannot_reach_the_warm_checker(warm, tmp_path):
+    started_warm_checker()
+    (path,) = client.running()
+    reaching = (
+        "import socket\n"
+        "try:\n"
+        "    s = socket.socket(socket.AF_UNIX)\n"
+        f"    s.connect({str(path)!r})\n"
+        "    print('reached the warm checker')\n"
+        "except OSError as error:\n"
+        "    print('not reached:', type(error).__name__)\n"
+        "def after_game(box, square, result):\n"
+        "    return box\n"
+    )
+    (tmp_path / "after_game.py").write_text(reaching, encoding="utf-8")
+    done = menace("check", str(tmp_path / "after_game.py"), "--sandbox", "bwrap", "--format", "json")
+    printed = json.loads(done.stdout)["printed_at_load"]
+    assert printed.startswith("not reached"), printed
+
+
 def test_a_check_whose_student_went_away_is_stopped(warm, tmp_path):
     started_warm_checker()
     (tmp_path / "after_game.py").write_text(HANGS_AT_LOAD, encoding="utf-8")
