@@ -21,8 +21,9 @@ How a check finds it, and when it does not::
 * A stamp covers everything that could make the warm checker's imports differ from the
   client's: the machine, the interpreter, ``sys.path`` and the time each of its folders
   last changed (an install or upgrade), the ``PYTHON*``/``LC_*``/``LANG`` variables, and
-  the size and time of every ``.py`` file of this package (an edit). A changed stamp means another socket, so an
-  outdated warm checker is never asked; it stops on its own after its idle time.
+  the size and time of every ``.py`` file of this package (an edit). A changed stamp means
+  another socket, so an outdated warm checker is never asked; it stops on its own after its
+  idle time.
 * The socket sits in the user's private cache folder (:func:`menace_course.cache.trusted_folder`),
   and the warm checker also refuses a connection from any other user (``SO_PEERCRED``).
 * Ctrl-C (and SIGTERM, SIGHUP) at the client is passed on to the check; a client that goes
