@@ -13,8 +13,7 @@ import difflib
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite
 from menace_course.models import Detail, LoadProblem, Outcome, Problem, Status, TestResult
-from menace_course.sandbox.channel import ReplyTooLarge
-from menace_course.sandbox.outcomes import LoadOutcome
+from menace_course.sandbox.outcomes import LoadOutcome, refused_for_size
 
 #: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
 LOAD_PROBLEMS = {
@@ -52,7 +51,8 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
             f"{name} did not finish loading in time (code outside functions runs when it loads)",
             detail,
         )
-    if load.status == "crashed" and load.exception and load.exception.type_name == ReplyTooLarge.__name__:
+    if refused_for_size(load):
+        assert load.exception is not None
         return too_large(load.exception.message, name, printed)
     if load.status == "crashed":
         detail = Detail(problem=Problem.CRASHED, printed=printed, note=f"exit code {load.exit_code}")

@@ -27,8 +27,7 @@ from menace_course.checking.proxy import CallRecord, SubmissionProxy
 from menace_course.checking.suite import Case, call_text
 from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
 from menace_course.models import Detail, Kind, Outcome, Problem, TestResult
-from menace_course.sandbox.channel import ReplyTooLarge
-from menace_course.sandbox.outcomes import CallOutcome
+from menace_course.sandbox.outcomes import CallOutcome, refused_for_size
 
 _repr = reprlib.Repr()
 _repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxdict = 12
@@ -111,7 +110,7 @@ def _problem_of(error: BaseException) -> str:
                 return "memory"
             if exception.type_name == "RecursionError":
                 return "recursion"
-        if error.status == "crashed" and getattr(exception, "type_name", "") == ReplyTooLarge.__name__:
+        if isinstance(error.outcome, CallOutcome) and refused_for_size(error.outcome):
             return "too_large"  # the worker refused the reply: Python did not stop
         return error.status
     if isinstance(error, StudentFailure):

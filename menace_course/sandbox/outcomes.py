@@ -22,6 +22,7 @@ from typing import Any
 
 from menace_course.models import CallStatus, Line, LoadStatus
 from menace_course.sandbox import wire
+from menace_course.sandbox.channel import ReplyTooLarge
 
 #: Caps on what a message may hold (longer strings are cut, bigger numbers refused).
 MAX_TEXT = 4096
@@ -41,6 +42,25 @@ class StudentException:
     type_name: str
     message: str
     frames: tuple[Line, ...] = ()  #: the student's own lines (the report's own type)
+
+
+def over_the_cap(reply_bytes: int) -> StudentException:
+    """What a ``crashed`` outcome carries when the worker refused a reply over ``reply_bytes``.
+
+    Python did not stop: the child sent more than one reply may hold, and the worker
+    stopped it. :func:`refused_for_size` recognises it; the message is the cap in bytes.
+    """
+    return StudentException(ReplyTooLarge.__name__, str(reply_bytes))
+
+
+def refused_for_size(outcome: CallOutcome | LoadOutcome) -> bool:
+    """True when ``outcome`` is the worker's refusal of a reply over the cap (:func:`over_the_cap`)."""
+    exception = outcome.exception
+    return (
+        outcome.status == "crashed"
+        and exception is not None
+        and exception.type_name == ReplyTooLarge.__name__
+    )
 
 
 @dataclass(frozen=True)

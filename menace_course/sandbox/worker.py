@@ -54,6 +54,7 @@ from menace_course.sandbox.outcomes import (
     LoadOutcome,
     ProtocolError,
     SandboxFailure,
+    over_the_cap,
     read_ready,
     read_reply,
 )
@@ -295,10 +296,7 @@ class Worker:
             if complaint:
                 raise SandboxFailure(complaint) from None
             if isinstance(problem, ReplyTooLarge):  # not a crash: it defines too much to report
-                from menace_course.sandbox.outcomes import StudentException  # (kept within this branch)
-
-                cap = StudentException(ReplyTooLarge.__name__, str(self.limits.reply_bytes))
-                return LoadOutcome("crashed", exit_code=code, exception=cap)
+                return LoadOutcome("crashed", exit_code=code, exception=over_the_cap(self.limits.reply_bytes))
             return LoadOutcome("crashed", exit_code=code)
         self.attempts.extend(outcome.attempts)
         if outcome.confinement is not None:
@@ -431,10 +429,7 @@ class Worker:
             code = self._kill(grace=0.2)
             self._count_crash(function)
             if isinstance(problem, ReplyTooLarge):  # not a crash: what it gave back is over the cap
-                from menace_course.sandbox.outcomes import StudentException  # (as in _read_ready)
-
-                cap = StudentException(ReplyTooLarge.__name__, str(self.limits.reply_bytes))
-                return CallOutcome("crashed", exit_code=code, exception=cap)
+                return CallOutcome("crashed", exit_code=code, exception=over_the_cap(self.limits.reply_bytes))
             return CallOutcome("crashed", exit_code=code)
         self.attempts.extend(outcome.attempts)
         if outcome.exception is not None and outcome.exception.type_name == "MemoryError":

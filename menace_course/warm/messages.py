@@ -43,7 +43,7 @@ def receive(connection: socket.socket, max_fds: int = 0) -> tuple[dict[str, Any]
     """Read one message (and up to ``max_fds`` fds sent with it).
 
     Raises:
-        MessageError: the connection closed first, or the message is too long or not JSON.
+        MessageError: the connection closed or timed out first, or the message is too long or not JSON.
     """
     fds: list[int] = []
     if max_fds:
@@ -63,14 +63,12 @@ def receive(connection: socket.socket, max_fds: int = 0) -> tuple[dict[str, Any]
             buffer += _more(connection)
         body = bytes(buffer[_LENGTH.size : _LENGTH.size + length])
         message = json.loads(body.decode("utf-8", "surrogateescape"))
-    except (MessageError, ValueError) as problem:
+        if not isinstance(message, dict):
+            raise MessageError("a message is a JSON object")
+    except (MessageError, ValueError, OSError) as problem:  # (a timeout too: the fds are closed)
         for fd in fds:
             _close(fd)
         raise MessageError(str(problem)) from None
-    if not isinstance(message, dict):
-        for fd in fds:
-            _close(fd)
-        raise MessageError("a message is a JSON object")
     return message, fds
 
 

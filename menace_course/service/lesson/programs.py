@@ -35,8 +35,7 @@ from menace_course.checking.testing import CallProblem
 from menace_course.lesson import noughts, pixels
 from menace_course.limits import Limits
 from menace_course.models import SandboxKind, Status
-from menace_course.sandbox.channel import ReplyTooLarge
-from menace_course.sandbox.outcomes import CallOutcome
+from menace_course.sandbox.outcomes import CallOutcome, refused_for_size
 
 __all__ = ["MAX_SOURCE", "ProgramRun", "run_program", "wrap_program"]
 
@@ -206,8 +205,7 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
     printed, dropped = outcome.printed.text, outcome.printed.dropped
     if outcome.status == "raised":
         return ProgramRun(printed, dropped, error=_error(outcome, lines), seconds=outcome.seconds)
-    refused = outcome.exception is not None and outcome.exception.type_name == ReplyTooLarge.__name__
-    if outcome.status == "crashed" and refused:
+    if refused_for_size(outcome):
         # The worker refused a reply over its cap: Python did not stop, there was too much to send.
         message = TOO_LARGE_PROBLEM.format(limit=limits.reply_bytes / 2**20)
         return ProgramRun(printed, dropped, problem=message, seconds=outcome.seconds)
