@@ -50,6 +50,8 @@ IDLE_SECONDS = 900.0
 #: How long the warm checker waits for a client's request once it has connected.
 REQUEST_SECONDS = 5.0
 _TICK = 1.0
+#: The folder this package is imported from: with ``python``, the environment served.
+_PACKAGE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _PEER_CREDENTIALS = struct.Struct("3i")  # pid, uid, gid
 
 
@@ -174,6 +176,9 @@ class WarmChecker:
             "since": self.started,
             "idle_seconds": self.idle,
             "socket": str(self.path),
+            # Which environment it serves: what ``menace warm stop`` compares with its own.
+            "python": sys.executable,
+            "package": _PACKAGE_FOLDER,
         }
 
     def _fork_check(self, connection: socket.socket, request: dict[str, Any], fds: list[int]) -> None:

@@ -184,18 +184,25 @@ def test_a_warm_check_sees_the_students_environment_and_folder(warm, tmp_path):
     assert "127.0.0.1:9" in server_unreachable.stdout + server_unreachable.stderr
 
 
+def with_scratch(folder: Path) -> dict[str, str]:
+    """The environment for a check whose scratch files go in ``folder/scratch`` (:func:`_sandboxes_of`)."""
+    (folder / "scratch").mkdir(exist_ok=True)
+    return {**os.environ, "TMPDIR": str(folder / "scratch")}
+
+
 def test_ctrl_c_stops_a_warm_check_and_its_sandbox(warm, tmp_path):
     started_warm_checker()
     (tmp_path / "after_game.py").write_text(HANGS_AT_LOAD, encoding="utf-8")
     student = subprocess.Popen(
         [sys.executable, "-m", "menace_course", "check", str(tmp_path / "after_game.py")],
         cwd=REPO,  # (the warm checker's folder: python -m puts it on sys.path)
+        env=with_scratch(tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     wait_for(lambda: any(answer["running"] for answer in statuses()))
-    time.sleep(0.5)
+    wait_for(lambda: bool(_sandboxes_of(tmp_path)))  # its sandbox is found while it runs
     student.send_signal(signal.SIGINT)
     _, err = student.communicate(timeout=30)
     assert student.returncode == 130
@@ -234,10 +241,12 @@ def test_a_check_whose_student_went_away_is_stopped(warm, tmp_path):
         student = subprocess.Popen(
             [sys.executable, "-m", "menace_course", "check", str(tmp_path / "after_game.py")],
             cwd=REPO,  # (the warm checker's folder: python -m puts it on sys.path)
+            env=with_scratch(tmp_path),
             stdout=out_file,
             stderr=err_file,
         )
     wait_for(lambda: any(answer["running"] for answer in statuses()))
+    wait_for(lambda: bool(_sandboxes_of(tmp_path)))  # its sandbox is found while it runs
     student.kill()
     student.wait(timeout=10)
     wait_for(lambda: not any(answer["running"] for answer in statuses()))
@@ -248,7 +257,13 @@ def test_a_check_whose_student_went_away_is_stopped(warm, tmp_path):
 
 
 def _sandboxes_of(folder: Path) -> list[int]:
-    """Processes still running whose command line names the scratch files of a check."""
+    """Processes still running whose command line names the scratch files of a check in ``folder``.
+
+    The check was given ``TMPDIR=folder/scratch``, so its sandbox (bubblewrap's command binds
+    the scratch folder; a plain child names its harness there) names it: sandboxes of other
+    checks on the machine, other tests' or other users', are not counted.
+    """
+    scratch = str(folder / "scratch").encode()
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -257,7 +272,7 @@ def _sandboxes_of(folder: Path) -> list[int]:
             command = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        if b"harness.pyc" in command and not _zombie(int(proc.name)):
+        if scratch in command and not _zombie(int(proc.name)):
             found.append(int(proc.name))
     return found
 
@@ -276,17 +291,69 @@ def test_an_edited_package_is_never_checked_by_the_warm_checker_started_before(w
     assert still["served"] == old["served"]  # the new check ran without it
 
 
+def warm_checker_processes(cache: Path) -> list[int]:
+    """Live processes whose command line names this test's cache folder: its warm checkers."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(cache).encode() in command and b"menace_course.warm.server" in command:
+            if not _zombie(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
 def test_the_warm_checker_stops_when_idle_and_when_told(warm):
+    # Idle for 1 s: it may stop before any status request reaches it (a busy machine), so
+    # it is found by its command line, and its stop seen as the process ending.
     os.environ["MENACE_WARM_IDLE"] = "1"  # (restored by the fixture's monkeypatch)
-    pid = int(str(started_warm_checker()["pid"]))
-    wait_for(lambda: not statuses())
-    assert not Path(f"/proc/{pid}").exists() or _zombie(pid)
+    assert menace("check", str(CORRECT)).returncode == 0
+    # It started: its lock file (made at start, kept after) is there ...
+    wait_for(lambda: bool(list(warm.glob("warm/*.sock.lock"))), seconds=60)
+    # ... and it stopped by itself: no socket answers, no process is left.
+    wait_for(lambda: not statuses() and not warm_checker_processes(warm), seconds=60)
+    assert not list(warm.glob("warm/*.sock"))
     os.environ["MENACE_WARM_IDLE"] = "120"
     started_warm_checker()
     stopped = menace("warm", "stop")
     assert stopped.returncode == 0 and "Stopped the warm checker" in stopped.stdout
     wait_for(lambda: not statuses())
     assert "No warm checker is running" in menace("warm", "status").stdout
+
+
+def another_environment(tmp_path: Path) -> Path:
+    """A second copy of the course and package (links to this one's), as a second clone would be."""
+    other = tmp_path / "other-clone"
+    other.mkdir()
+    course = ("menace_course", "challenges", "hidden_tests", "reference", "feedback_templates", "examples")
+    for name in course:
+        (other / name).symlink_to(REPO / name)
+    return other
+
+
+def test_warm_stop_stops_only_this_environments_warm_checker_unless_all(warm, tmp_path):
+    other = another_environment(tmp_path)
+    started_warm_checker()
+    assert menace("check", str(CORRECT), cwd=other).returncode == 0
+    wait_for(lambda: len(statuses()) == 2)
+
+    shown = menace("warm", "status").stdout
+    assert shown.count("for this environment") == 1
+    assert f"the package in {other / 'menace_course'}" in shown
+
+    stopped = menace("warm", "stop")
+    assert "Stopped the warm checker" in stopped.stdout
+    assert "1 warm checker of other environments left running" in stopped.stdout
+    wait_for(lambda: len(statuses()) == 1)
+    (left,) = statuses()
+    assert left["package"] == str(other / "menace_course")
+
+    assert "Stopped the warm checker" in menace("warm", "stop", "--all").stdout
+    wait_for(lambda: not statuses())
 
 
 def test_menace_warm_off_never_starts_one(warm):
