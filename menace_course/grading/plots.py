@@ -49,17 +49,25 @@ def score_distribution(stats: ClassStats) -> str:
     return _svg(figure)
 
 
+#: The colour of a test's bar by how many pass it, and what the legend says of it.
+PASS_BANDS = (("#55a868", "80% or more pass"), ("#dd8452", "50% to 79% pass"), ("#c44e52", "under 50% pass"))
+
+
+def _band(rate: float) -> tuple[str, str]:
+    return PASS_BANDS[0] if rate >= 80 else PASS_BANDS[1] if rate >= 50 else PASS_BANDS[2]
+
+
 def pass_rates(stats: ClassStats) -> str:
     """A bar for each test: the share of submissions that ran and passed it."""
     plt = _pyplot()
     names = [t.name for t in stats.tests]
     figure, axes = plt.subplots(figsize=(7, 0.3 * len(names) + 0.8))
     rates = [100 * stats.pass_rate(n) for n in names]
-    axes.barh(
-        names, rates, color=["#55a868" if r >= 80 else "#dd8452" if r >= 50 else "#c44e52" for r in rates]
-    )
+    axes.barh(names, rates, color=[_band(r)[0] for r in rates])
     axes.invert_yaxis()  # the suite's order, top to bottom
     axes.set_xlim(0, 100)
     axes.set_xlabel("% of submissions that ran which pass")
+    legend = [_pyplot().Rectangle((0, 0), 1, 1, color=colour) for colour, _ in PASS_BANDS]
+    axes.legend(legend, [label for _, label in PASS_BANDS], loc="lower right", fontsize="small")
     axes.spines[["top", "right"]].set_visible(False)
     return _svg(figure)

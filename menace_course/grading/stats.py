@@ -23,6 +23,8 @@ NAMES_PER_GROUP = 40
 SLOWEST_SHOWN = 10
 #: Students named in each list of the report (could not run, timed out, needs review).
 NAMES_LISTED = 200
+#: Students listed with their score in the report's table of everyone (the rest: grades.csv).
+ROSTER_LISTED = 5000
 #: What a note must start with to put its student on the "needs review" list.
 REVIEW_MARK = "needs review"
 
@@ -87,6 +89,17 @@ def review_notes(record: Record | None) -> list[str]:
     return [n for n in notes if n.startswith(REVIEW_MARK)]
 
 
+@dataclass(frozen=True)
+class Scored:
+    """A student's line in the report's table of everyone."""
+
+    student: str
+    score: float
+    max_score: float
+    status: str
+    late: bool
+
+
 @dataclass
 class Group:
     """Submissions that fail exactly the same tests."""
@@ -113,6 +126,10 @@ class ClassStats:
     timed_out_count: int = 0
     review: list[Named] = field(default_factory=list)  #: whose record asks for a look by hand
     review_count: int = 0
+    #: whose tests ran but were stopped by a time limit before any test found a wrong answer
+    stopped: int = 0
+    late: int = 0  #: handed in after the deadline (the LMS's download says so)
+    roster: list[Scored] = field(default_factory=list)  #: everyone, up to :data:`ROSTER_LISTED`
     _slowest: list[tuple[float, str, str]] = field(default_factory=list)
 
     def add(self, row: Row, record: Record | None = None) -> None:
@@ -122,8 +139,12 @@ class ClassStats:
         self.statuses[row.status] += 1
         self.scores[round(row.score, 2)] += 1
         self.max_score = max(self.max_score, row.max_score)
+        self.late += row.late
+        if len(self.roster) < ROSTER_LISTED:
+            self.roster.append(Scored(row.student, row.score, row.max_score, row.status, row.late))
         if row.tests_ran:
             self.ran += 1
+            self.stopped += row.status == "timeout"
             self.passed_by_test.update(t.name for t in row.tests if t.outcome == Outcome.PASSED)
             group = self.groups.setdefault(row.failed_tests, Group(row.failed_tests))
             group.count += 1
@@ -154,6 +175,11 @@ class ClassStats:
     def not_run_count(self) -> int:
         """Students whose tests could not run (see :attr:`~menace_course.grading.record.Row.tests_ran`)."""
         return self.students - self.ran
+
+    @property
+    def everyone(self) -> list[Scored]:
+        """The table of everyone, by name (at most :data:`ROSTER_LISTED` students)."""
+        return sorted(self.roster, key=lambda s: (s.student.casefold(), s.student))
 
     @property
     def slowest(self) -> list[tuple[float, str, str]]:

@@ -136,7 +136,8 @@ def test_the_report_names_who_could_not_run_who_timed_out_and_who_needs_review()
     stats.add(row("ada", "passed"), record("ada", notes=("needs review: one file on disk with bo's",)))
     html = render_class_report(stats, REPO / "feedback_templates", "Back into the box", "after_game")
     text = re.sub(r"<[^>]+>", "", html)
-    assert "3 could not be run (and 1 of those whose tests ran had checks that did not finish" in text
+    assert "3 could not be run." in text
+    assert "Of those whose tests ran, 1 had checks that did not finish in time" in text
     could_not_run = text.split("Could not run", 1)[1].split("Timed out", 1)[0]
     assert "hal" in could_not_run and "timeout while loading" in could_not_run
     assert "ZeroDivisionError while loading" in could_not_run and "syntax error" in could_not_run
@@ -144,3 +145,44 @@ def test_the_report_names_who_could_not_run_who_timed_out_and_who_needs_review()
     assert "lou" in timed_out and "1 check did not finish in time" in timed_out
     review = text.split("Needs review", 1)[1].split("Could not run", 1)[0]
     assert "ada" in review and "one file on disk with bo" in review
+
+
+def timed_out(student: str, status: str) -> Row:
+    """A row whose first test's call did not finish in time; ``status`` as grades.csv says."""
+    ran = row(student, "failed", ("win",) if status == "timeout" else ("win", "floor"))
+    cells = (replace(ran.tests[0], outcome="timeout"), *ran.tests[1:])
+    return replace(ran, status=Verdict(status), tests=cells)
+
+
+def test_a_timed_out_student_is_counted_once_and_the_report_says_what_grades_csv_calls_it() -> None:
+    stats = stats_of([row("ada", "passed"), timed_out("tim", "timeout"), timed_out("fay", "failed")])
+    text = re.sub(r"<[^>]+>", "", render_class_report(stats, REPO / "feedback_templates", "t", "after_game"))
+    summary = text.split("Scores", 1)[0]
+    # 3 students: 1 passes, 1 fails, 1 stopped, 0 could not run: the parts add up to 3.
+    assert "1 pass every test" in summary and "1 fail some" in summary
+    assert "1 was stopped by a time limit before any test found a wrong answer" in summary
+    assert "0 could not be run." in summary
+    assert "Of those whose tests ran, 2 had checks that did not finish in time" in summary
+    section = text.split("Timed out", 1)[1].split("Every student", 1)[0]
+    assert "status is timeout when no test found a wrong answer, failed when one did" in section
+    assert "counts them as failed" not in text
+    statuses = text.split("Every status", 1)[1].split("Timed out", 1)[0]
+    assert "a time limit stopped it" in statuses
+
+
+def test_the_report_lists_every_student_with_score_status_and_lateness() -> None:
+    late = replace(row("bo", "failed", ("floor",)), late=True)
+    stats = stats_of([row("cy", "passed"), late, row("Ada", "syntax_error")])
+    html = render_class_report(stats, REPO / "feedback_templates", "t", "after_game")
+    table = html.split("<h2>Every student</h2>", 1)[1].split("</table>", 1)[0]
+    assert [re.findall(r"<td>(.*?)</td>", line)[0] for line in table.split("<tr>")[2:]] == ["Ada", "bo", "cy"]
+    assert "2 / 3" in table and "0 / 3" in table and "3 / 3" in table
+    bo = next(line for line in table.split("<tr>") if "<td>bo</td>" in line)
+    assert "late" in bo
+    assert "1 handed in late." in re.sub(r"<[^>]+>", "", html)
+
+
+def test_the_per_test_chart_has_a_legend_for_its_colours() -> None:
+    html = render_class_report(stats_of(CLASS), REPO / "feedback_templates", "t", "after_game")
+    for label in ("80% or more pass", "50% to 79% pass", "under 50% pass"):
+        assert label in html

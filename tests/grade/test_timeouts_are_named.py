@@ -61,8 +61,12 @@ def test_a_submission_stopped_by_a_time_limit_is_a_timeout_with_its_reason(tmp_p
     assert "did not pass; after_game did not finish in time in 1 test" in grades["wrong"]["reason"]
     assert "passed 0, failed 1, timed out 2, errors 0" in done.stdout
     text = re.sub(r"<[^>]+>", "", (out / "report.html").read_text(encoding="utf-8"))
-    assert "0 pass every test,\n1 fail some,\n2 were stopped by a time limit,\n0 could not be run" in text
-    timed_out = text.split("Timed out", 1)[1].split("Slowest", 1)[0]
+    assert (
+        "0 pass every test,\n1 fail some,\n2 were stopped by a time limit before any test found a wrong"
+        " answer,\n0 could not be run." in text
+    )
+    assert "Of those whose tests ran, 3 had checks that did not finish in time" in text
+    timed_out = text.split("Timed out", 1)[1].split("Every student", 1)[0]
     assert all(name in timed_out for name in ("loops", "slow", "wrong"))
     if "Could not run" in text:  # the section is there only when someone's tests could not run
         assert "loops" not in text.split("Could not run", 1)[1].split("Timed out", 1)[0]
