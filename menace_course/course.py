@@ -3,7 +3,8 @@
 
 Like git finding its repository, the course is looked for from the working directory
 upwards; ``--course DIR`` names it outright; failing both, the copy installed with the
-package (the student kit: public parts only) is used.
+package (the student kit: public parts only) is used, and failing that, the clone the
+package itself is imported from (``pip install -e .``: the package lives in its clone).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from menace_course.errors import CourseError
 
 #: Where an installed wheel or kit keeps its copy of the public course.
 BUNDLED_COURSE = Path(__file__).resolve().parent / "_course"
+#: The clone this package is imported from, when it is one (an editable install, or a clone run in place).
+SOURCE_COURSE = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,9 @@ def find_course(explicit: Path | None = None, start: Path | None = None) -> Cour
     for folder in (here, *here.parents):
         if _is_course(folder):
             return Course(folder)
-    if _is_course(BUNDLED_COURSE):
-        return Course(BUNDLED_COURSE)
+    for installed in (BUNDLED_COURSE, SOURCE_COURSE):
+        if _is_course(installed):
+            return Course(installed)
     raise CourseError(
         "no course found here or above, and none is installed; "
         "run inside the course folder or pass --course DIR"

@@ -9,14 +9,16 @@ from pathlib import Path
 import click
 
 from menace_course.commands.options import course_option, sandbox_option
-from menace_course.course import BUNDLED_COURSE, Course, find_course
+from menace_course.course import BUNDLED_COURSE, SOURCE_COURSE, Course, find_course
 from menace_course.errors import UsageError
 
 
 def _author_course(explicit: Path | None) -> Course:
-    """The course to work on; never the copy installed with the package (a student's kit)."""
+    """The course to work on: never the copy installed with the package (a student's kit), nor
+    the clone an editable install lives in unless the author is working inside it."""
     course = find_course(explicit)
-    if course.root == BUNDLED_COURSE.resolve():
+    inside = Path.cwd().resolve().is_relative_to(course.root)
+    if course.root == BUNDLED_COURSE.resolve() or (explicit is None and not inside):
         raise UsageError(
             "no course here: run inside your course folder (the one with challenges/, "
             "hidden_tests/ and reference/) or pass --course DIR"

@@ -62,3 +62,20 @@ def test_each_starter_says_the_rules_in_short_and_where_the_whole_text_is(slug):
     doc = ast.get_docstring(function)
     assert doc and len(doc.splitlines()) >= 3, "the rules, in short"
     assert doc.splitlines()[-1] == f"The whole text: menace show {slug}"
+
+
+def test_an_editable_install_finds_its_clones_course_from_any_folder(tmp_path):
+    # The package is imported from this clone (as after `pip install -e .`): outside it,
+    # list, show, start and check use the clone's course, as `menace step` always did.
+    listed = run_menace("list", cwd=tmp_path)
+    assert listed.returncode == 0 and "after_game" in listed.stdout, listed.stderr
+    assert run_menace("show", "after_game", cwd=tmp_path).returncode == 0
+    assert run_menace("start", "after_game", cwd=tmp_path).returncode == 0
+    checked = run_menace("check", "after_game.py", "--format", "json", cwd=tmp_path)
+    assert checked.returncode == 1 and '"challenge": "after_game"' in checked.stdout
+
+
+def test_an_author_outside_any_course_is_not_given_the_clone_of_the_package(tmp_path):
+    made = run_menace("new", "my_challenge", cwd=tmp_path)
+    assert made.returncode == 2 and "no course here" in made.stderr
+    assert not (REPO / "challenges" / "my_challenge").exists()
