@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from menace_course.commands.options import course_option, sandbox_option
-from menace_course.course import BUNDLED_COURSE, SOURCE_COURSE, Course, find_course
+from menace_course.course import BUNDLED_COURSE, Course, find_course
 from menace_course.errors import UsageError
 
 
