@@ -1,8 +1,10 @@
 """``menace users add|list|revoke|link``: who may use the check service (outside an LMS).
 
 ``add`` prints one ``NAME TOKEN`` line per user, and nothing else on standard output, so
-that it can be redirected into a file or a mail merge. A token is shown only then: the
-database keeps its SHA-256, so a lost token is replaced (``add`` again), never recovered.
+that it can be redirected into a file or a mail merge; ``--out FILE`` writes them to a file
+only its owner can read. Either way, a file inside a git repository that does not ignore it
+is warned about (a course folder is often one). A token is shown only then: the database
+keeps its SHA-256, so a lost token is replaced (``add`` again), never recovered.
 """
 
 from __future__ import annotations
@@ -36,13 +38,33 @@ def _check_names(names: tuple[str, ...]) -> None:
         raise UsageError(f"named twice: {', '.join(repeated)}")
 
 
+def _hand_out(lines: list[str], out: Path | None) -> None:
+    """Print the secret ``lines``, or write them to ``out`` (0600); warn if they land in git."""
+    from menace_course.secrets_file import redirected_stdout_file, tracked_by_git_warning, write_private
+
+    if out is not None:
+        try:
+            write_private(out, "".join(f"{line}\n" for line in lines))
+        except OSError as error:
+            for line in lines:  # the tokens are made: never lose them
+                click.echo(line)
+            raise UsageError(f"could not write {out} ({error.strerror}); they are printed above") from error
+    else:
+        for line in lines:
+            click.echo(line)
+    written = out if out is not None else redirected_stdout_file()
+    warning = tracked_by_git_warning(written) if written is not None else None
+    if warning:
+        click.echo(warning, err=True)
+
+
 @click.group()
 def users() -> None:
     """Students and instructors of the check service, and their tokens.
 
     \b
     Examples:
-      menace users add alice bob > tokens.txt      one "NAME TOKEN" line each
+      menace users add alice bob --out ~/tokens.txt   one "NAME TOKEN" line each
       menace users add --instructor carol
       menace users link alice --url https://menace.example.edu
       menace users list
@@ -53,9 +75,16 @@ def users() -> None:
 @users.command("add")
 @click.argument("names", nargs=-1, required=True)
 @click.option("--instructor", is_flag=True, help="Instructors also see the class table of every challenge.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the NAME TOKEN lines to this file (only you can read it) instead of printing them.",
+)
 @db_option
 @course_option
-def add(names: tuple[str, ...], instructor: bool, db_url: str | None, course: Path | None) -> int:
+def add(
+    names: tuple[str, ...], instructor: bool, out: Path | None, db_url: str | None, course: Path | None
+) -> int:
     """Add users (or give existing ones a new token); print NAME TOKEN for each.
 
     A user added again keeps their attempts and gets a fresh token; their old tokens stay
@@ -75,15 +104,12 @@ def add(names: tuple[str, ...], instructor: bool, db_url: str | None, course: Pa
             _, token = add_local_user(session, name, role)
             lines.append(f"{name} {token}")
     database.dispose()
-    for line in lines:
-        click.echo(line)
+    _hand_out(lines, out)
     where = "students put it in MENACE_TOKEN, or sign in with it on the service's page"
     if instructor:
         where = "sign in with it on the service's page, then /instructor shows the class table"
-    click.echo(
-        f"{len(names)} {role.value}{'s' if len(names) != 1 else ''}: each token is shown this once; {where}.",
-        err=True,
-    )
+    shown = f"each token is in {out}, and shown nowhere else" if out else "each token is shown this once"
+    click.echo(f"{len(names)} {role.value}{'s' if len(names) != 1 else ''}: {shown}; {where}.", err=True)
     return 0
 
 
@@ -166,6 +192,5 @@ def link(names: tuple[str, ...], base_url: str, days: int, db_url: str | None, c
                 raise UsageError(f"no active user {name!r}: menace users add {name} first")
             lines.append(f"{name} {base_url.rstrip('/')}/login/{new_login_link(session, user, days)}")
     database.dispose()
-    for line in lines:
-        click.echo(line)
+    _hand_out(lines, None)
     return 0

@@ -59,3 +59,45 @@ def test_an_instructor_is_listed_as_one_and_links_are_printed(db_url: str) -> No
     link = menace("users", "link", "carol", "--url", "http://127.0.0.1:8000/", "--db", db_url)
     assert link.returncode == 0
     assert re.fullmatch(r"carol http://127\.0\.0\.1:8000/login/mc_[A-Za-z0-9_-]{43}\n", link.stdout)
+
+
+def test_tokens_written_with_out_are_private_and_warned_about_inside_an_unignoring_git_repository(
+    db_url: str, tmp_path
+) -> None:
+    import subprocess
+
+    course = tmp_path / "course"
+    course.mkdir()
+    subprocess.run(["git", "init", "-q", str(course)], check=True)
+    inside = course / "tokens.txt"
+    added = menace("users", "add", "alice", "--out", str(inside), "--db", db_url)
+    assert added.returncode == 0, added.stderr
+    assert added.stdout == ""  # the token went to the file, nowhere else
+    assert re.fullmatch(r"alice mc_[A-Za-z0-9_-]{43}\n", inside.read_text())
+    assert inside.stat().st_mode & 0o777 == 0o600
+    assert "inside a git repository that does not ignore it" in added.stderr
+
+    (course / ".gitignore").write_text("tokens.txt\n")
+    again = menace("users", "add", "bob", "--out", str(inside), "--db", db_url)
+    assert again.returncode == 0 and "git repository" not in again.stderr
+
+    outside = tmp_path / "tokens.txt"
+    elsewhere = menace("users", "add", "cy", "--out", str(outside), "--db", db_url)
+    assert elsewhere.returncode == 0 and "git repository" not in elsewhere.stderr
+
+
+def test_tokens_redirected_into_a_file_of_a_git_repository_are_warned_about(db_url: str, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with (tmp_path / "tokens.txt").open("w") as redirected:
+        done = subprocess.run(
+            [sys.executable, "-m", "menace_course", "users", "add", "dan", "--db", db_url],
+            stdout=redirected,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 0
+    assert "tokens.txt holds live tokens or sign-in links and is inside a git repository" in done.stderr
