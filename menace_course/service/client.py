@@ -48,19 +48,51 @@ class RemoteCheck:
     feedback: str | None  #: None for ``--format json``
 
 
+#: The first part of the path of a page of the service (``/c/after_game``, ``/lesson``...):
+#: a URL copied from a page is cut there, which leaves the service's own address.
+PAGE_SEGMENTS = frozenset(
+    {"c", "lesson", "login", "logout", "instructor", "attempts", "api", "lti", "healthz"}
+)
+
+
+def service_address(server: str) -> str:
+    """The service's own address from what a student gave: a page's URL is cut before the page.
+
+    Examples:
+        >>> service_address("https://menace.example.edu/c/after_game?x=1")
+        'https://menace.example.edu'
+        >>> service_address("https://example.edu/menace/lesson#step-3")
+        'https://example.edu/menace'
+
+    Raises:
+        ServiceError: it is not an http:// or https:// address.
+    """
+    parts = urllib.parse.urlsplit(server.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ServiceError(
+            f"--server {server!r} is not a web address: give the check service's address as your "
+            "instructor gave it, starting with https:// (or http://)"
+        )
+    kept: list[str] = []
+    for segment in parts.path.split("/"):
+        if segment in PAGE_SEGMENTS:
+            break
+        if segment:
+            kept.append(segment)
+    path = "/" + "/".join(kept) if kept else ""
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
 def _endpoint(server: str, path: str) -> str:
-    base = server.rstrip("/")
-    if not base.startswith(("http://", "https://")):
-        raise ServiceError(f"--server {server!r} must start with http:// or https://")
-    return base + path
+    return service_address(server) + path
 
 
 class Session:
     """Requests to one check service, with the student's token."""
 
     def __init__(self, server: str, token: str | None, sleep: Callable[[float], None] = time.sleep) -> None:
-        """Talk to ``server`` (its base URL) as the holder of ``token``."""
-        self.server = server.rstrip("/")
+        """Talk to ``server`` (its address, or the URL of one of its pages) as the holder of ``token``."""
+        self.server = service_address(server)
         self.token = token
         self.sleep = sleep
 
@@ -96,9 +128,25 @@ class Session:
             retry = error.headers.get("Retry-After", "1") if error.headers else "1"
             return error.code, payload, int(retry) if str(retry).isdigit() else 1
         except urllib.error.URLError as error:
-            raise ServiceError(f"cannot reach the check service at {self.server}: {error.reason}") from error
+            raise ServiceError(_unreachable(self.server, error.reason)) from error
         except (TimeoutError, OSError) as error:
-            raise ServiceError(f"the check service at {self.server} did not answer: {error}") from error
+            raise ServiceError(_unreachable(self.server, error)) from error
+
+
+def _unreachable(server: str, reason: object) -> str:
+    """One plain sentence for a service that cannot be reached, and what to do."""
+    if isinstance(reason, ConnectionRefusedError):
+        why = "nothing answers at that address"
+    elif isinstance(reason, TimeoutError | urllib.error.URLError) or "timed out" in str(reason):
+        why = "it did not answer in time"
+    elif "Name or service not known" in str(reason) or "nodename nor servname" in str(reason):
+        why = "that machine's name is not known"
+    else:
+        why = "the connection failed"
+    return (
+        f"cannot reach the check service at {server}: {why}. Check the address your instructor "
+        "gave you, and that you are online; if it is right, the service may be down: try again later"
+    )
 
 
 def _json(raw: bytes, url: str, strict: bool = True) -> dict[str, Any]:
@@ -107,19 +155,28 @@ def _json(raw: bytes, url: str, strict: bool = True) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError) as error:
         if not strict:
             return {"message": raw[:200].decode("utf-8", "replace")}
-        raise ServiceError(f"{url} did not answer with JSON: is it a menace check service?") from error
+        raise ServiceError(_not_a_service(url)) from error
     if not isinstance(data, dict):
         raise ServiceError(f"{url} answered with something that is not a check")
     return data
+
+
+def _not_a_service(url: str) -> str:
+    return (
+        f"{url} is not a menace check service (it answered with a web page): give --server the "
+        "address your instructor gave you, e.g. https://menace.example.edu"
+    )
 
 
 def _refused(status: int, data: dict[str, Any], server: str) -> ServiceError:
     message = str(data.get("message") or data.get("error") or f"HTTP {status}")
     if status == 401:
         return ServiceError(
-            f"the check service at {server} needs your token: {message}. Set MENACE_TOKEN to the token "
-            "your instructor gave you"
+            f"the check service at {server} needs your token: set MENACE_TOKEN to the token your "
+            "instructor gave you (export MENACE_TOKEN=mc_..., then check again)"
         )
+    if status in (404, 405) and "error" not in data:
+        return ServiceError(_not_a_service(server))
     if status == 403:
         return ServiceError(f"the check service refused: {message}")
     if status == 413:
@@ -227,6 +284,7 @@ def check_on_server(
     path = file if not file.is_dir() else file / source.path
     checks = [check_remote(session, path, name, output_format) for name in slugs]
     reports = [c.report for c in checks]
+    print(f"menace: checked on the check service at {session.server}", file=sys.stderr)
     if output_format == "json":
         data = [r.to_dict() for r in reports]
         sys.stdout.write(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n")
