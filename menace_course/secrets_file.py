@@ -56,6 +56,6 @@ def tracked_by_git_warning(path: Path) -> str | None:
     if ignored.returncode == 0:
         return None
     return (
-        f"warning: {path} holds live tokens or sign-in links and is inside a git repository that does not ignore it; "
-        "move it out of the repository (or add it to .gitignore) before you commit"
+        f"warning: {path} holds live tokens or sign-in links and is inside a git repository that "
+        "does not ignore it; move it out of the repository (or add it to .gitignore) before you commit"
     )
