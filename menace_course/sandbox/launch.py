@@ -4,7 +4,11 @@
 namespaces, a read-only root with only the interpreter, the harness and the submission
 visible, every site-packages folder hidden, a tiny ``/tmp``, no ``/proc`` and no network.
 ``process`` is a plain subprocess with resource limits, a scratch folder and a clean
-environment: enough for a student checking their own file, not a security boundary.
+environment: enough for a student checking their own file, not a security boundary. Run
+as root, it keeps children apart from each other too: each child gets a uid of its own
+(:func:`lease_uid`, one per child alive at a time, never an account's), and its own pid
+namespace with a fresh ``/proc`` (``unshare --pid --mount-proc``), so it can neither see
+nor signal another submission's child.
 The measured recipe and the traps behind each flag are in the project's research notes.
 """
 
@@ -12,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import tempfile
 import shutil
 import site
 import subprocess
@@ -28,6 +33,108 @@ from menace_course.sandbox import seccomp, wire
 HARNESS_DIR = Path(__file__).resolve().parent
 #: The uid the child runs as when the grader is root (the conventional ``nobody``).
 NOBODY = 65534
+#: As root, a process-mode child runs as ``UID_BASE + slot``: a uid of its own, no account's.
+UID_BASE = 1_900_000_000
+#: How many process-mode children may run at once as root, each with its own uid.
+UID_SLOTS = 4096
+#: Where the uid leases are kept (a lock file per uid, held while its child runs).
+LEASE_FOLDER = Path("/run/menace-course/uids")
+
+
+class UidLease:
+    """A uid held for one child while it runs: an exclusive ``flock`` on the uid's file.
+
+    The lock belongs to this grader process's open file, never to the child's (a child
+    that held it could let it go while still running), and the kernel drops it when the
+    grader closes it or dies, so a crashed grader leaks no uid.
+    """
+
+    def __init__(self, uid: int, fd: int) -> None:
+        """Hold ``uid`` through the locked ``fd``."""
+        self.uid = uid
+        self._fd = fd
+
+    def release(self) -> None:
+        """Let another child have this uid (call once the child has been reaped; idempotent)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _lease_folder() -> Path | None:
+    """The folder of uid leases: made by root, for root only (None when it cannot be)."""
+    for folder in (LEASE_FOLDER, Path(tempfile.gettempdir()) / "menace-course-uids-0"):
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            info = folder.lstat()
+        except OSError:
+            continue
+        # Another user's folder (made first in a shared /tmp) or a link is never trusted.
+        if not os.path.islink(folder) and info.st_uid == 0 and not info.st_mode & 0o077:
+            return folder
+    return None
+
+
+def lease_uid() -> UidLease | None:
+    """A uid no other child has now, from ``UID_BASE`` up (None: none could be leased).
+
+    Two children that share a uid may signal each other, and read what ``/proc`` shows of
+    each other; so (as root) every process-mode child gets one of its own, for as long as
+    it runs. A uid or gid that names an account or group on this machine is skipped.
+    """
+    import fcntl
+    import grp
+    import pwd
+
+    folder = _lease_folder()
+    if folder is None:
+        return None
+    for slot in range(UID_SLOTS):
+        uid = UID_BASE + slot
+        try:
+            pwd.getpwuid(uid)
+            continue
+        except KeyError:
+            pass
+        try:
+            grp.getgrgid(uid)
+            continue
+        except KeyError:
+            pass
+        try:
+            fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)  # another child has this one
+            continue
+        return UidLease(uid, fd)
+    return None
+
+
+@functools.cache
+def pid_namespace_prefix() -> tuple[str, ...]:
+    """The command that gives a child its own pid namespace and ``/proc`` (empty: not here).
+
+    util-linux's ``unshare --fork`` makes the child the first process of a new pid
+    namespace, mounts a ``/proc`` of that namespace in a mount namespace of its own, kills
+    the child if it dies itself (``--kill-child``), and ends as the child ended (the same
+    exit code, or the same signal). Tried once: a kernel or container that refuses new
+    namespaces gives an empty prefix, and the child runs without (with a notice).
+    """
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:
+        return ()
+    prefix = (unshare, "--pid", "--fork", "--kill-child", "--mount-proc", "--")
+    try:
+        done = subprocess.run(
+            [*prefix, "/bin/true"], env={}, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return prefix if done.returncode == 0 else ()
 
 
 @dataclass(frozen=True)
@@ -43,6 +150,10 @@ class LaunchPlan:
     close_after_start: tuple[int, ...] = field(default=())
     #: what the launcher itself confines the child with (the harness adds its own part)
     confinement: tuple[str, ...] = field(default=())
+    #: what the launcher could not confine the child with here (named in the report's notices)
+    missing: tuple[str, ...] = field(default=())
+    #: the uid held for this child: release it once the child has been reaped
+    lease: UidLease | None = None
 
 
 class BwrapProbe:
@@ -209,6 +320,19 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
         refusal = process_refusal()
         if refusal:
             raise SandboxUnavailable(refusal)
+        lease = lease_uid() if as_root else None
+        applied: tuple[str, ...] = ()
+        missing: tuple[str, ...] = ()
+        if lease is not None:
+            settings["drop_to_uid"] = lease.uid
+            applied += ("a uid of its own",)
+        elif as_root:
+            missing += ("a uid of its own",)
+        prefix = pid_namespace_prefix() if as_root else ()
+        if prefix:
+            applied += ("pid namespace",)
+        elif as_root:
+            missing += ("pid namespace",)
         # Without bubblewrap the harness confines itself: its own IPC namespace and
         # scratch folders (root only), the seccomp filter, and a way to keep reading a
         # Python nobody cannot open.
@@ -216,7 +340,7 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
         settings["own_scratch"] = limits.tmp_bytes if as_root else None
         settings["keep_python"] = as_root and not _world_readable_python()
         settings["seccomp"] = seccomp.program().hex() if seccomp.supported() else None
-        argv = [python, "-I", "-S", "-B", str(workdir / "harness.pyc"), str(workdir / "submission.py")]
+        argv = [*prefix, python, "-I", "-S", "-B", str(workdir / "harness.pyc"), str(workdir / "submission.py")]
         argv += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
         env = {
             "PATH": "/usr/bin:/bin",
@@ -224,7 +348,7 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
             "HOME": str(workdir),
             "PYTHONHASHSEED": "0",
         }
-        return LaunchPlan(argv, env, "process", workdir, fds)
+        return LaunchPlan(argv, env, "process", workdir, fds, confinement=applied, missing=missing, lease=lease)
     command = [python, "-I", "-S", "-B", "/box/harness.pyc", "/box/submission.py"]
     command += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
     return bwrap_plan(workdir, limits, command, fds)

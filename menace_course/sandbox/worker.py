@@ -45,7 +45,7 @@ from menace_course.models import CallStatus, SandboxKind
 from menace_course.sandbox import wire
 from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
 from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
-from menace_course.sandbox.launch import HARNESS_DIR, plan_launch
+from menace_course.sandbox.launch import HARNESS_DIR, UidLease, plan_launch
 from menace_course.sandbox.outcomes import (
     Attempt,
     CallOutcome,
@@ -143,6 +143,8 @@ class Worker:
         #: what the harness says it applied to itself (uid, limits), once it has loaded
         self.confinement: Confinement | None = None
         self._launched_with: tuple[str, ...] = ()
+        self._launch_missing: tuple[str, ...] = ()
+        self._lease: UidLease | None = None  #: the child's own uid (process sandbox, as root)
         self.starts = 0
         self._crashes: dict[str, int] = {}
         self._broken = False  #: a restarted child did not load: no more calls
@@ -208,7 +210,9 @@ class Worker:
     def _run_delay(self) -> RunDelay | None:
         if self._delay is None and self._process is not None and self._process.poll() is None:
             pid = leaf_pid(self._process.pid)
-            if self.kind == "process" or (pid != self._process.pid and not is_bwrap(pid)):
+            # Under bwrap, or unshare's pid namespace, the harness is a process further down.
+            wrapped = self.kind == "bwrap" or "pid namespace" in self._launched_with
+            if not wrapped or (pid != self._process.pid and not is_bwrap(pid)):
                 self._delay = RunDelay(pid)
         return self._delay
 
@@ -253,7 +257,7 @@ class Worker:
         reply_read, reply_write = os.pipe()
         self._channel = Channel(request_write, reply_read, self.limits.reply_bytes)
         plan = plan_launch(self.kind, self._workdir, self.limits, (request_read, reply_write))
-        self._launched_with = plan.confinement
+        self._launched_with, self._launch_missing, self._lease = plan.confinement, plan.missing, plan.lease
         try:
             self._process = subprocess.Popen(
                 plan.argv,
@@ -265,6 +269,9 @@ class Worker:
                 pass_fds=plan.pass_fds,
                 start_new_session=True,
             )
+        except BaseException:
+            self._release_uid()
+            raise
         finally:
             for fd in (request_read, reply_write, *plan.close_after_start):
                 os.close(fd)
@@ -301,7 +308,8 @@ class Worker:
         self.attempts.extend(outcome.attempts)
         if outcome.confinement is not None:
             own = outcome.confinement
-            self.confinement = Confinement(own.uid, (*self._launched_with, *own.applied), own.missing)
+            missing = (*self._launch_missing, *own.missing)
+            self.confinement = Confinement(own.uid, (*self._launched_with, *own.applied), missing)
         if outcome.status != "ready":
             self._kill()
         return outcome
@@ -357,6 +365,7 @@ class Worker:
                 self._process.kill()
                 code = self._process.wait()
             self._process = None
+        self._release_uid()  # only now: the child that had it is gone
         if self._channel is not None:
             self._channel.close()
             self._channel = None
@@ -364,6 +373,11 @@ class Worker:
             self._delay.close()
             self._delay = None
         return code
+
+    def _release_uid(self) -> None:
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
 
     def _close_errors(self) -> None:
         if self._errors is not None:
