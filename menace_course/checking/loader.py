@@ -81,10 +81,10 @@ def decode_submission(path: Path, raw: bytes) -> Source:
         return _unreadable(path, "the file is not text (it looks like a binary file)")
     if path.suffix.lower() == ".ipynb":
         try:
-            text, cells = notebook_code(text)
+            book = notebook_code(text)
         except ValueError as error:
             return _unreadable(path, f"the notebook could not be read: {error}")
-        return replace(_parse(path, text, notices), cells=cells)
+        return _parse_cells(path, book.text, book.cells, (*notices, *book.notices))
     return _parse(path, text, notices)
 
 
@@ -112,25 +112,45 @@ def _decode(raw: bytes) -> tuple[str | None, tuple[str, ...]]:
     )
 
 
+def _parse_cells(path: Path, text: str, cells: Cells, notices: tuple[str, ...]) -> Source:
+    """A notebook's code, parsed cell by cell (as Jupyter runs it); a syntax error names its line."""
+    defined: set[str] = set()
+    for index, (first, _, _) in enumerate(cells.spans):
+        try:
+            tree = ast.parse(cells.cell_text(text, index), filename=path.name)
+        except SyntaxError as error:
+            if error.lineno is not None:
+                error.lineno += first - 1  # the joined code's line: named by cell in the report
+            return replace(_syntax_error(path, text, notices, error), cells=cells)
+        except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
+            return Source(path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}"))
+        defined |= _defined_names(tree)
+    return Source(path, text, Status.CHECKED, defined=frozenset(defined), notices=notices, cells=cells)
+
+
+def _syntax_error(path: Path, text: str, notices: tuple[str, ...], error: SyntaxError) -> Source:
+    line = Line(
+        line=error.lineno or 0,
+        function="<module>",
+        code=(error.text or "").rstrip("\n")[:200],
+        column=error.offset or 0,
+    )
+    detail = Detail(
+        # SyntaxError, or its kinds IndentationError and TabError, which have advice of their own
+        problem=Problem.SYNTAX,
+        error_type=type(error).__name__,
+        error_message=error.msg,
+        traceback=(line,),
+    )
+    problem = LoadProblem(f"Python could not read {path.name}, so no functions were checked", detail)
+    return Source(path, text, Status.SYNTAX_ERROR, problem, notices=notices)
+
+
 def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
     try:
         tree = ast.parse(text, filename=path.name)
     except SyntaxError as error:
-        line = Line(
-            line=error.lineno or 0,
-            function="<module>",
-            code=(error.text or "").rstrip("\n")[:200],
-            column=error.offset or 0,
-        )
-        detail = Detail(
-            # SyntaxError, or its kinds IndentationError and TabError, which have advice of their own
-            problem=Problem.SYNTAX,
-            error_type=type(error).__name__,
-            error_message=error.msg,
-            traceback=(line,),
-        )
-        problem = LoadProblem(f"Python could not read {path.name}, so no functions were checked", detail)
-        return Source(path, text, Status.SYNTAX_ERROR, problem, notices=notices)
+        return _syntax_error(path, text, notices, error)
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
         return Source(path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}"))
     return Source(path, text, Status.CHECKED, defined=frozenset(_defined_names(tree)), notices=notices)

@@ -1,8 +1,8 @@
 """A notebook as a submission: its code cells as one file, and the way back to its cells.
 
 A notebook is checked as one Python file made of its code cells, in order (nbgrader's own
-test and read-only cells left out, IPython magics and shell lines commented out). Two things
-keep that honest to what the student sees in Jupyter:
+test and read-only cells left out), and run cell by cell. Three things keep that honest to
+what the student sees in Jupyter:
 
 * **Cells, not joined lines.** :class:`Cells` remembers where each cell starts, so that
   every line in a report (a syntax error, a traceback) is named as the student sees it:
@@ -10,11 +10,19 @@ keep that honest to what the student sees in Jupyter:
 * **A cell that stops does not stop the notebook.** In Jupyter, a cell that raises stops
   at that line, and the cells after it still run. A notebook is full of exploratory cells
   (``after_game(beads, 4, 'win')`` with ``beads`` defined in a cell since deleted), so a
-  ``NameError`` there must not zero a correct function. When loading raises in a
-  top-level statement, :func:`leave_out_failing_statement` blanks out that statement and
-  the rest of its cell (what Jupyter would not have run either) and the notebook is loaded
-  again, with a note that says what happened and how to see it in Jupyter. A ``.py`` file
-  keeps Python's rule: an error while importing it stops everything.
+  ``NameError`` there must not zero a correct function. The sandboxed child is given the
+  cells (:attr:`Cells.code_spans`) and runs each on its own, once, in one load: a cell that
+  raises is left there (the rest of it does not run) and the next cell runs. The load is
+  the one a ``.py`` file gets, with the same limits, however many cells fail;
+  :func:`cell_notes` says which cells stopped and how to see it in Jupyter. A ``.py``
+  file keeps Python's rule: an error while importing it stops everything.
+* **IPython's lines are IPython's.** ``%%bash`` cells, ``%matplotlib inline``,
+  ``files = !ls`` and ``after_game?`` are left out, with a notice naming each
+  (:mod:`~menace_course.checking.ipython`), never a syntax error.
+
+A file that is not a notebook (not JSON, nested absurdly deep, cells that are not cells,
+a source that is not text) is refused with a reason: :func:`notebook_code` raises
+``ValueError``, which the loader turns into ``unreadable``.
 """
 
 from __future__ import annotations
@@ -24,13 +32,16 @@ import json
 import re
 from dataclasses import dataclass, replace
 
+from menace_course.checking.ipython import Transformed, without_ipython
 from menace_course.models import Detail, Line, LoadProblem, SubmissionReport, TestResult
-from menace_course.sandbox.outcomes import LoadOutcome
+from menace_course.sandbox.outcomes import CellError
 
 #: An exception's type name as Python writes it; anything else is not repeated in a note.
 _TYPE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,80}$")
 #: A message plain enough to repeat in a note (NameError's ``name 'beads' is not defined``).
 _PLAIN_MESSAGE = re.compile(r"^[A-Za-z0-9_ '\",.:()\-]{1,120}$")
+#: Notes about cells (stopped, or IPython's lines left out) beyond this many are counted, not listed.
+MAX_NOTES = 10
 
 
 @dataclass(frozen=True)
@@ -54,34 +65,133 @@ class Cells:
                 return first, last
         return None
 
+    @property
+    def code_spans(self) -> tuple[tuple[int, int], ...]:
+        """The first and last joined line of each code cell: what the child runs one by one."""
+        return tuple((first, last) for first, last, _ in self.spans)
 
-def notebook_code(text: str) -> tuple[str, Cells]:
+    def cell_text(self, text: str, index: int) -> str:
+        """The code of the ``index``-th code cell (from 0), cut out of the joined ``text``."""
+        first, last, _ = self.spans[index]
+        return "\n".join(text.split("\n")[first - 1 : last])
+
+
+@dataclass(frozen=True)
+class NotebookCode:
+    """A notebook's code cells joined into one file, where each is, and what was said about them."""
+
+    text: str
+    cells: Cells
+    notices: tuple[str, ...] = ()  #: IPython's lines left out, by cell and line
+
+
+def notebook_code(text: str) -> NotebookCode:
     """The code cells of a notebook as one file, and where each cell is in it.
 
     Raises:
-        ValueError: the text is not a notebook (not JSON, or no list of cells).
+        ValueError: the text is not a notebook, with why, in words for the student.
     """
-    try:
-        notebook = json.loads(text)
-    except ValueError as error:
-        raise ValueError("it is not valid JSON") from error
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    if not isinstance(cells, list):
-        raise ValueError("it has no cells")
     chunks: list[str] = []
     spans: list[tuple[int, int, int]] = []
+    notices: list[str] = []
     line = 1
-    for number, cell in enumerate(cells, start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code" or _is_nbgrader_test(cell):
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        lines = [("# " + ln) if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
+    for number, source in _code_cells(text):
+        lines = _lines(_as_python(number, source, notices))
         chunks.append("\n".join(lines))
         last = line + max(1, len(lines)) - 1
         spans.append((line, last, number))
         line = last + 2  # one blank line between cells
-    return "\n\n".join(chunks) + "\n", Cells(tuple(spans))
+    code = "\n\n".join(chunks) + "\n"
+    try:
+        code.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("a cell holds characters that are not valid text (lone surrogates)") from None
+    return NotebookCode(code, Cells(tuple(spans)), _capped(notices, "IPython lines"))
+
+
+def _code_cells(text: str) -> list[tuple[int, str]]:
+    """Each code cell that is the student's, as (cell number from 1, its source).
+
+    Raises:
+        ValueError: the notebook is malformed (what Jupyter would refuse to open).
+    """
+    try:
+        notebook = json.loads(text)
+    except RecursionError:
+        raise ValueError("it is nested too deeply to be a notebook") from None
+    except ValueError as error:
+        raise ValueError("it is not valid JSON") from error
+    if not isinstance(notebook, dict):
+        raise ValueError("it is not a notebook (the file is JSON, but not a notebook's)")
+    if "worksheets" in notebook and "cells" not in notebook:
+        raise ValueError("it is in an old notebook format (nbformat 3); open it in Jupyter and save it again")
+    cells = notebook.get("cells")
+    if not isinstance(cells, list):
+        raise ValueError("it has no list of cells")
+    found: list[tuple[int, str]] = []
+    for number, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            raise ValueError(f"cell {number} is not a cell")
+        kind = cell.get("cell_type")
+        if not isinstance(kind, str):
+            raise ValueError(f"cell {number} has no cell_type")
+        if "source" not in cell:
+            raise ValueError(f"cell {number} has no source")
+        source = cell["source"]
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise ValueError(f"the source of cell {number} is not text")
+        if kind == "code" and not _is_nbgrader_test(cell):
+            found.append((number, source))
+    return found
+
+
+def _lines(source: str) -> list[str]:
+    """A cell's lines as Python splits them (``\\n``, ``\\r\\n`` or ``\\r``; nothing else)."""
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines
+
+
+def _as_python(number: int, source: str, notices: list[str]) -> str:
+    """A cell as Python will run it: itself when it parses, else without IPython's lines."""
+    source = "\n".join(_lines(source))
+    try:
+        ast.parse(source)
+        return source
+    except SyntaxError:
+        pass
+    except (ValueError, RecursionError, MemoryError):
+        return source  # null bytes, absurd nesting: the loader says so
+    changed = without_ipython(source)
+    if changed.cell_magic is None and not changed.changes:
+        return source  # a plain syntax error: the student's, reported as one
+    notices.extend(_ipython_notes(number, changed))
+    return changed.text
+
+
+def _ipython_notes(number: int, changed: Transformed) -> list[str]:
+    notes = []
+    if changed.cell_magic is not None and changed.body_kept:
+        notes.append(
+            f"cell {number} starts with %%{changed.cell_magic}, which is IPython's, not Python: "
+            "the checker ran the cell's code without that line."
+        )
+    elif changed.cell_magic is not None:
+        name = f"a %%{changed.cell_magic} cell" if changed.cell_magic != "?" else "an IPython cell magic (%%)"
+        notes.append(f"cell {number} is {name}, which IPython runs, not Python: the checker left it out.")
+    for change in changed.changes:
+        notes.append(
+            f"cell {number}, line {change.line}: {change.describe()} is IPython's, not Python: "
+            "the checker left that line out."
+        )
+    return notes
+
+
+def _capped(notes: list[str], what: str) -> tuple[str, ...]:
+    if len(notes) <= MAX_NOTES:
+        return tuple(notes)
+    return (*notes[:MAX_NOTES], f"… and {len(notes) - MAX_NOTES} more {what}, the same way.")
 
 
 def _is_nbgrader_test(cell: dict[str, object]) -> bool:
@@ -93,59 +203,42 @@ def _is_nbgrader_test(cell: dict[str, object]) -> bool:
     return bool(marks.get("grade") or marks.get("locked"))
 
 
-# -- a cell that stops while the notebook loads ------------------------------------------------
+# -- cells that stopped while the notebook ran ---------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LeftOut:
-    """The notebook's code with one failing statement (and the rest of its cell) blanked out."""
+def cell_notes(cells: Cells, errors: tuple[CellError, ...], failed: int) -> tuple[str, ...]:
+    """A note for each cell that stopped with an error while the child ran the cells.
 
-    text: str
-    note: str  #: what happened, for the student, naming the cell
-
-
-def leave_out_failing_statement(text: str, cells: Cells | None, load: LoadOutcome) -> LeftOut | None:
-    """Blank out the top-level statement that raised while loading, and the rest of its cell.
-
-    Line numbers do not move (the lines become empty), so the cells stay where they were.
-    None for a ``.py`` file (``cells`` None), or when loading did not raise in a top-level
-    statement of a cell (then the error is reported as for any file).
+    ``errors`` come from the child (student output: the cell index is checked, the type
+    name and message are repeated only when they look like Python's own); ``failed`` is how
+    many cells stopped in all, of which the first few are described.
     """
-    exception = load.exception
-    if cells is None or load.status != "raised" or exception is None:
-        return None
-    top = next((f for f in exception.frames if f.function == "<module>"), None)
-    where = cells.locate(top.line) if top is not None else None
-    span = cells.span_of(top.line) if top is not None else None
-    if top is None or where is None or span is None:
-        return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    statement = next((s for s in tree.body if _first_line(s) <= top.line <= (s.end_lineno or 0)), None)
-    if statement is None:
-        return None
-    lines = text.split("\n")
-    first, last = _first_line(statement), span[1]
-    if not any(lines[first - 1 : last]):
-        return None  # nothing left to leave out: do not go round again
-    kept = [*lines[: first - 1], *([""] * (last - first + 1)), *lines[last:]]
-    cell, line = where
-    return LeftOut("\n".join(kept), _note(cell, line, exception.type_name, exception.message))
+    notes: list[str] = []
+    for error in errors:
+        if not 0 <= error.cell < len(cells.spans):
+            continue
+        first, last, number = cells.spans[error.cell]
+        top = next(
+            (f for f in error.exception.frames if f.function == "<module>" and first <= f.line <= last), None
+        )
+        line = top.line - first + 1 if top is not None else None
+        notes.append(_note(number, line, error.exception.type_name, error.exception.message))
+    shown = notes[:MAX_NOTES]
+    more = max(failed, len(notes)) - len(shown)
+    if more > 0:
+        shown.append(
+            f"… and {more} more cells stopped with an error; each stopped there, and the next cell ran."
+        )
+    return tuple(shown)
 
 
-def _first_line(statement: ast.stmt) -> int:
-    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
-    return min([statement.lineno, *(d.lineno for d in decorators)])
-
-
-def _note(cell: int, line: int, type_name: str, message: str) -> str:
+def _note(cell: int, line: int | None, type_name: str, message: str) -> str:
     error = type_name if _TYPE_NAME.match(type_name) else "an error"
     if error != "an error" and _PLAIN_MESSAGE.match(message):
         error += f" ({message})"
+    where = f"cell {cell}, line {line}" if line is not None else f"cell {cell}"
     return (
-        f"cell {cell}, line {line} stopped with {error} when the checker ran the cells from the top; "
+        f"{where} stopped with {error} when the checker ran the cells from the top; "
         "the rest of that cell was left out, and the other cells were checked."
     )
 
@@ -158,9 +251,11 @@ RUN_ALL_ADVICE = (
 )
 
 
-def with_note(notices: tuple[str, ...], note: str) -> tuple[str, ...]:
-    """The notices with ``note`` added, and :data:`RUN_ALL_ADVICE` once, at the end."""
-    return (*(n for n in notices if n != RUN_ALL_ADVICE), note, RUN_ALL_ADVICE)
+def with_notes(notices: tuple[str, ...], notes: tuple[str, ...]) -> tuple[str, ...]:
+    """The notices with ``notes`` added, and :data:`RUN_ALL_ADVICE` once, at the end."""
+    if not notes:
+        return notices
+    return (*(n for n in notices if n != RUN_ALL_ADVICE), *notes, RUN_ALL_ADVICE)
 
 
 # -- naming lines by their cell ------------------------------------------------------------------

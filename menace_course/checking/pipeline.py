@@ -37,7 +37,7 @@ from pathlib import Path
 from menace_course import __version__
 from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source, read_bytes, read_submission
-from menace_course.checking.notebook import in_cells, leave_out_failing_statement, with_note
+from menace_course.checking.notebook import cell_notes, in_cells, with_notes
 from menace_course.checking.problems import function_problem, load_problem, skipped
 from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.runner import run_cases
@@ -142,7 +142,13 @@ def start_child(source: Source, challenge: Challenge, sandbox: SandboxKind) -> W
     """
     if source.status is not Status.CHECKED:
         return None
-    return Worker(source.text, sandbox, challenge.limits).spawn()
+    return child_for(source, sandbox, challenge.limits).spawn()
+
+
+def child_for(source: Source, sandbox: SandboxKind, limits: Limits) -> Worker:
+    """The (unstarted) child for ``source``: a notebook's runs its cells one by one."""
+    cells = source.cells.code_spans if source.cells is not None else None
+    return Worker(source.text, sandbox, limits, cells=cells)
 
 
 @contextmanager
@@ -171,7 +177,7 @@ def open_submission(
         yield Opened(source, source.status, source.problem, why_not="the file could not be read")
         return
     limits = limits or challenge.limits
-    worker = child or Worker(source.text, sandbox, limits)
+    worker = child or child_for(source, sandbox, limits)
     try:
         worker, opened = _load(worker, source, challenge, sandbox, limits)
         yield replace(opened, worker=worker)
@@ -182,16 +188,14 @@ def open_submission(
 def _load(
     worker: Worker, source: Source, challenge: Challenge, sandbox: SandboxKind, limits: Limits
 ) -> tuple[Worker, Opened]:
-    """Load the file in the child; a notebook's cell that stops is left out, as Jupyter would."""
+    """Load the file in the child, once; a notebook's cell that stops is noted, as Jupyter shows it."""
     name = source.path.name
     try:
         load = worker.load()
-        while left_out := leave_out_failing_statement(source.text, source.cells, load):
-            # A notebook's cell stopped: go on without the rest of it (checking/notebook.py).
-            worker.close()
-            source = replace(source, text=left_out.text, notices=with_note(source.notices, left_out.note))
-            worker = Worker(source.text, sandbox, limits)
-            load = worker.load()
+        if source.cells is not None and load.cells_failed:
+            # The child ran the cells one by one (checking/notebook.py): say which stopped.
+            notes = cell_notes(source.cells, load.cell_errors, load.cells_failed)
+            source = replace(source, notices=with_notes(source.notices, notes))
     except SandboxFailure as failure:
         problem = LoadProblem(f"the sandbox could not start on this machine: {failure}")
         return worker, Opened(source, Status.GRADER_ERROR, problem, why_not="the sandbox failed")

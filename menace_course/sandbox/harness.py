@@ -55,6 +55,8 @@ __builtins__ = dict(vars(builtins))  # type: ignore[assignment]
 MAX_REQUEST = 4 * 1024 * 1024
 MAX_FRAMES = 12
 MAX_ATTEMPTS = 20
+#: A notebook's cells that stopped, described one by one (the rest are only counted).
+MAX_CELL_ERRORS = 50
 #: Modules student code may not import (each attempt is recorded). ``gc`` and ``_signal``
 #: stay importable, as the copies in ``sys.modules`` with their dangerous functions
 #: replaced (:func:`disarm`); only a fresh copy of them is refused.
@@ -505,6 +507,7 @@ def make_server(
     Every name it uses is a local of this function, captured now: patching a module, a
     builtin or this harness's globals afterwards changes nothing it does.
     """
+    import _ast
     import gc
     import types
 
@@ -628,13 +631,17 @@ def make_server(
         namespace["__builtins__"] = real_builtins  # the student's world, not the harness's copy
         modules["submission"] = module
         sys_.stdout = output
+        cell_errors: list[dict[str, Any]] | None = None
         try:
-            code = compile(source, path, "exec")
-            gc_enable()
-            try:
-                exec(code, namespace)
-            finally:
-                gc_disable()
+            if cell_spans is not None:
+                cell_errors = run_cells(namespace)
+            else:
+                code = compile(source, path, "exec")
+                gc_enable()
+                try:
+                    exec(code, namespace)
+                finally:
+                    gc_disable()
         except base_exception as error:  # SystemExit, EOFError from input(), MemoryError, ...
             error_facts = describe_error(error)
             send(
@@ -655,9 +662,56 @@ def make_server(
                 pass
         functions = describe_functions(module)
         ready = {"nonce": ready_nonce, "ready": True, "functions": functions, "printed": take_printed()}
+        if cell_errors is not None:
+            ready["cell_errors"], ready["cells_failed"] = cell_errors[:MAX_CELL_ERRORS], len(cell_errors)
         ready["sandbox"] = sandbox
         send(ready)
         return namespace
+
+    # -- a notebook: its cells run one by one, as Jupyter runs them (trusted: set up now) --
+    cell_spans = settings.get("cells")
+    ast_module = _ast.Module
+
+    def notebook_cells() -> list[tuple[int, Any]]:
+        """Each code cell as something ``compile`` takes, with the notebook's line numbers.
+
+        The joined code is parsed once and its statements shared out by cell. Should that
+        fail where each cell alone parses (``from __future__`` in a later cell), each cell is
+        compiled from its own text, pushed down to its line with blank lines.
+        """
+        spans = [(int(first), int(last)) for first, last in cell_spans or ()]
+        try:
+            tree: Any = compile(source, path, "exec", 0x400, True)  # PyCF_ONLY_AST
+        except base_exception:
+            return [
+                (index, "\n" * (first - 1) + "\n".join(source_lines[first - 1 : last]))
+                for index, (first, last) in enumerate(spans)
+            ]
+        groups: list[list[Any]] = [[] for _ in spans]
+        index = 0
+        for statement in tree.body:  # both in order: one pass
+            while index < len(spans) - 1 and statement.lineno > spans[index][1]:
+                index += 1
+            groups[index].append(statement)
+        return [(i, ast_module(body=group, type_ignores=[])) for i, group in enumerate(groups) if group]
+
+    def run_cells(namespace: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run each cell once, in order; a cell that raises stops there and the next one runs."""
+        errors: list[dict[str, Any]] = []
+        flags = 0
+        for index, cell in notebook_cells():
+            try:
+                code = compile(cell, path, "exec", flags, True)
+                flags |= code.co_flags & 0x1000000  # `from __future__ import annotations` holds on
+                gc_enable()
+                try:
+                    exec(code, namespace)
+                finally:
+                    gc_disable()
+            except base_exception as error:  # Jupyter reports it under the cell and goes on
+                described = len(errors) < MAX_CELL_ERRORS
+                errors.append({"cell": index, "error": describe_error(error)} if described else {})
+        return errors
 
     def answer(namespace: dict[str, Any], request: dict[str, Any], nonce: str) -> dict[str, Any]:
         call_id = request.get("id")
@@ -736,9 +790,11 @@ def main() -> None:
     exec(wire_code, codec)
     buffer = [b""]
     hello = read_line(requests, buffer)
-    ready_nonce = codec["unpack"](hello).get("nonce", "") if hello is not None else ""
+    first = codec["unpack"](hello) if hello is not None else {}
+    ready_nonce = first.get("nonce", "")
     try:
-        serve, confinement = confine(path, codec, packed_settings, requests, replies, buffer)
+        cells = first.get("cells")
+        serve, confinement = confine(path, codec, packed_settings, requests, replies, buffer, cells)
     except Exception as error:
         # Reported as the sandbox's failure: the grader gives a grader error, never a zero.
         message = {"nonce": ready_nonce, "setup_error": f"{type(error).__name__}: {error}"[:500]}
@@ -749,13 +805,21 @@ def main() -> None:
 
 
 def confine(
-    path: str, codec: dict[str, Any], packed_settings: str, requests: Any, replies: Any, buffer: list[bytes]
+    path: str,
+    codec: dict[str, Any],
+    packed_settings: str,
+    requests: Any,
+    replies: Any,
+    buffer: list[bytes],
+    cells: Any = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Everything between the grader's first message and the first line of student code.
 
+    ``cells`` (from that first message) are a notebook's code cells, to run one by one.
     Returns the server (see :func:`make_server`) and what was applied, for the ready message.
     """
     settings = codec["unpack"](packed_settings.encode())
+    settings["cells"] = cells
     applied: list[str] = []
     missing: list[str] = []
     with open(path, encoding="utf-8") as file:  # read while the harness may still read it

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import functools
 import os
-import tempfile
 import shutil
 import site
 import subprocess
 import sys
 import sysconfig
-from dataclasses import dataclass, field
+import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from menace_course.errors import SandboxUnavailable
@@ -130,7 +130,12 @@ def pid_namespace_prefix() -> tuple[str, ...]:
     prefix = (unshare, "--pid", "--fork", "--kill-child", "--mount-proc", "--")
     try:
         done = subprocess.run(
-            [*prefix, "/bin/true"], env={}, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False
+            [*prefix, "/bin/true"],
+            env={},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return ()
@@ -340,7 +345,8 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
         settings["own_scratch"] = limits.tmp_bytes if as_root else None
         settings["keep_python"] = as_root and not _world_readable_python()
         settings["seccomp"] = seccomp.program().hex() if seccomp.supported() else None
-        argv = [*prefix, python, "-I", "-S", "-B", str(workdir / "harness.pyc"), str(workdir / "submission.py")]
+        argv = [*prefix, python, "-I", "-S", "-B", str(workdir / "harness.pyc")]
+        argv += [str(workdir / "submission.py")]
         argv += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
         env = {
             "PATH": "/usr/bin:/bin",
@@ -348,7 +354,8 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
             "HOME": str(workdir),
             "PYTHONHASHSEED": "0",
         }
-        return LaunchPlan(argv, env, "process", workdir, fds, confinement=applied, missing=missing, lease=lease)
+        plan = LaunchPlan(argv, env, "process", workdir, fds, confinement=applied, missing=missing)
+        return replace(plan, lease=lease)
     command = [python, "-I", "-S", "-B", "/box/harness.pyc", "/box/submission.py"]
     command += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
     return bwrap_plan(workdir, limits, command, fds)

@@ -33,6 +33,9 @@ MAX_PARAMS = 255
 MAX_FINDINGS = 20
 MAX_LINE = 10_000_000
 MAX_PRINTED = 1_000_000
+#: A notebook's cells that stopped, described one by one (the rest only counted).
+MAX_CELL_ERRORS = 50
+MAX_CELLS = 100_000
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,14 @@ class Confinement:
 
 
 @dataclass(frozen=True)
+class CellError:
+    """A notebook's cell that stopped with an error while the child ran the cells one by one."""
+
+    cell: int  #: which code cell, counted from 0 among the cells the grader sent
+    exception: StudentException
+
+
+@dataclass(frozen=True)
 class LoadOutcome:
     """What happened when the child imported the submission."""
 
@@ -129,6 +140,9 @@ class LoadOutcome:
     exit_code: int | None = None
     attempts: tuple[Attempt, ...] = ()
     confinement: Confinement | None = None
+    #: a notebook run cell by cell: the first cells that stopped, and how many did in all
+    cell_errors: tuple[CellError, ...] = ()
+    cells_failed: int = 0
 
 
 class SandboxFailure(Exception):
@@ -286,8 +300,16 @@ def _decoded(data: Any) -> Any:
 
 _READY_FIELDS = frozenset(
     {"nonce", "ready", "functions", "printed", "error", "integrity", "sandbox", "setup_error"}
+    | {"cell_errors", "cells_failed"}
 )
 _REPLY_FIELDS = frozenset({"nonce", "id", "ok", "result", "args_after", "printed", "error", "integrity"})
+
+
+def cell_error_from(data: Any) -> CellError:
+    """One cell that stopped: its index among the cells sent, and its error."""
+    raw = _dict(data, "cell error")
+    _only(raw, frozenset({"cell", "error"}), "cell error")
+    return CellError(_int(raw.get("cell"), "cell", 0, MAX_CELLS), exception_from(raw.get("error")))
 
 
 def read_ready(message: Any, nonce: str) -> LoadOutcome:
@@ -310,8 +332,18 @@ def read_ready(message: Any, nonce: str) -> LoadOutcome:
     ready = data.get("ready")
     if ready is True:
         functions = functions_from(data.get("functions"))
+        cell_errors = tuple(
+            cell_error_from(e) for e in _list(data.get("cell_errors", []), "cell errors", MAX_CELL_ERRORS)
+        )
+        failed = _int(data.get("cells_failed", 0), "cells failed", 0, MAX_CELLS)
         return LoadOutcome(
-            "ready", functions=functions, printed=printed, attempts=attempts, confinement=confinement
+            "ready",
+            functions=functions,
+            printed=printed,
+            attempts=attempts,
+            confinement=confinement,
+            cell_errors=cell_errors,
+            cells_failed=max(failed, len(cell_errors)),
         )
     if ready is False:
         error = exception_from(data.get("error"))

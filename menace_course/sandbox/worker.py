@@ -126,13 +126,23 @@ class Worker:
     #: A function that stops Python (or runs out of memory) this many times is not called again.
     CRASHES_BEFORE_GIVING_UP = 3
 
-    def __init__(self, source: str, kind: SandboxKind, limits: Limits, deadline: float | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        kind: SandboxKind,
+        limits: Limits,
+        deadline: float | None = None,
+        cells: tuple[tuple[int, int], ...] | None = None,
+    ) -> None:
         """Prepare (but do not start) a child for the submission's source text.
 
         ``deadline`` is an absolute :func:`time.monotonic` time after which nothing waits
         on the child any more; by default it is ``limits.wall_limit`` after the first start.
+        ``cells`` (a notebook's: the first and last line of each code cell in ``source``)
+        makes the child run the cells one by one, as Jupyter does, in this one load.
         """
         self.source = source
+        self.cells = cells
         self.kind = kind
         self.limits = limits
         self.deadline = deadline
@@ -278,7 +288,10 @@ class Worker:
         # The first message says which nonce the ready message must carry. The harness
         # reads it before any student code runs; the pipe is empty, so this cannot block.
         self._load_nonce = secrets.token_hex(16)
-        self._pending_hello = wire.pack({"nonce": self._load_nonce})
+        hello: dict[str, Any] = {"nonce": self._load_nonce}
+        if self.cells is not None:  # through the pipe: a notebook's cells may be too many for argv
+            hello["cells"] = [list(span) for span in self.cells]
+        self._pending_hello = wire.pack(hello)
 
     def _await_ready(self, seconds: float) -> LoadOutcome:
         """Wait for the ready message, charging the wait to the budget."""

@@ -79,7 +79,10 @@ def report():
 
 
 def test_a_submission_cannot_see_signal_or_kill_the_sandbox_next_to_it():
-    with Worker(VICTIM_SOURCE, "process", VICTIM) as victim, Worker(ATTACKER_SOURCE, "process", ATTACKER) as attacker:
+    with (
+        Worker(VICTIM_SOURCE, "process", VICTIM) as victim,
+        Worker(ATTACKER_SOURCE, "process", ATTACKER) as attacker,
+    ):
         assert victim.load().status == "ready"
         assert attacker.load().status == "ready"
         found = attacker.call("report", [])

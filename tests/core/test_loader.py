@@ -64,7 +64,7 @@ def test_an_empty_file_reads_as_defining_nothing(tmp_path):
     assert source.status is Status.CHECKED and not source.defined
 
 
-def test_a_notebooks_code_cells_are_the_submission_and_magics_are_commented_out(tmp_path):
+def test_a_notebooks_code_cells_are_the_submission_and_magics_are_left_out_with_a_notice(tmp_path):
     notebook = {
         "cells": [
             {"cell_type": "markdown", "source": ["# My answer"]},
@@ -79,7 +79,8 @@ def test_a_notebooks_code_cells_are_the_submission_and_magics_are_commented_out(
     path.write_text(json.dumps(notebook))
     source = read_submission(path)
     assert source.status is Status.CHECKED and "after_game" in source.defined
-    assert "# %matplotlib inline" in source.text and "# My answer" not in source.text
+    assert "%matplotlib" not in source.text and "# My answer" not in source.text
+    assert source.notices[0].startswith("cell 2, line 1: the IPython magic %matplotlib is IPython's")
 
 
 def test_a_broken_notebook_is_unreadable(tmp_path):
