@@ -30,7 +30,7 @@ pytestmark = pytest.mark.skipif(
 #: The victim's print limit: it is in the victim's command line, and in no other sandbox's.
 MARK = 4093
 #: How it appears there: the settings are marshalled, then written in hex.
-MARK_IN_COMMAND = ("print_limit".encode() + b"i" + MARK.to_bytes(4, "little")).hex()
+MARK_IN_COMMAND = (b"print_limit" + b"i" + MARK.to_bytes(4, "little")).hex()
 VICTIM = Limits(call_seconds=5, import_seconds=5, budget_seconds=20, print_chars=MARK)
 ATTACKER = Limits(call_seconds=5, import_seconds=5, budget_seconds=20)
 

@@ -289,7 +289,8 @@ def test_ipython_magics_shell_lines_and_help_are_left_out_with_a_notice_and_the_
     code, report = check_json(path)
     assert code == 0 and report["score"] == report["max_score"], report
     assert report["notices"] == [
-        "cell 1, line 1: the IPython magic %matplotlib is IPython's, not Python: the checker left that line out.",
+        "cell 1, line 1: the IPython magic %matplotlib is IPython's, not Python: "
+        "the checker left that line out.",
         "cell 2 is a %%bash cell, which IPython runs, not Python: the checker left it out.",
         "cell 3, line 5: a help request (?) is IPython's, not Python: the checker left that line out.",
         "cell 3, line 6: a help request (?) is IPython's, not Python: the checker left that line out.",
@@ -306,7 +307,8 @@ def test_a_time_cell_magic_runs_its_python_as_ipython_does(tmp_path):
     code, report = check_json(path)
     assert code == 0 and report["score"] == report["max_score"]
     assert report["notices"] == [
-        "cell 1 starts with %%time, which is IPython's, not Python: the checker ran the cell's code without that line."
+        "cell 1 starts with %%time, which is IPython's, not Python: "
+        "the checker ran the cell's code without that line."
     ]
 
 
