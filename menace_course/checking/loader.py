@@ -115,9 +115,9 @@ def _decode(raw: bytes) -> tuple[str | None, tuple[str, ...]]:
 def _parse_cells(path: Path, text: str, cells: Cells, notices: tuple[str, ...]) -> Source:
     """A notebook's code, parsed cell by cell (as Jupyter runs it); a syntax error names its line."""
     defined: set[str] = set()
-    for index, (first, _, _) in enumerate(cells.spans):
+    for (first, _, _), cell in zip(cells.spans, cells.cell_texts(text), strict=True):
         try:
-            tree = ast.parse(cells.cell_text(text, index), filename=path.name)
+            tree = ast.parse(cell, filename=path.name)
         except SyntaxError as error:
             if error.lineno is not None:
                 error.lineno += first - 1  # the joined code's line: named by cell in the report

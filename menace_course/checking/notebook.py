@@ -70,10 +70,10 @@ class Cells:
         """The first and last joined line of each code cell: what the child runs one by one."""
         return tuple((first, last) for first, last, _ in self.spans)
 
-    def cell_text(self, text: str, index: int) -> str:
-        """The code of the ``index``-th code cell (from 0), cut out of the joined ``text``."""
-        first, last, _ = self.spans[index]
-        return "\n".join(text.split("\n")[first - 1 : last])
+    def cell_texts(self, text: str) -> list[str]:
+        """The code of each code cell, in order, cut out of the joined ``text`` (split once)."""
+        lines = text.split("\n")
+        return ["\n".join(lines[first - 1 : last]) for first, last, _ in self.spans]
 
 
 @dataclass(frozen=True)
