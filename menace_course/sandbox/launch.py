@@ -83,24 +83,14 @@ def lease_uid() -> UidLease | None:
     it runs. A uid or gid that names an account or group on this machine is skipped.
     """
     import fcntl
-    import grp
-    import pwd
 
     folder = _lease_folder()
     if folder is None:
         return None
     for slot in range(UID_SLOTS):
         uid = UID_BASE + slot
-        try:
-            pwd.getpwuid(uid)
+        if not _no_account(uid):
             continue
-        except KeyError:
-            pass
-        try:
-            grp.getgrgid(uid)
-            continue
-        except KeyError:
-            pass
         try:
             fd = os.open(folder / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         except OSError:
@@ -112,6 +102,24 @@ def lease_uid() -> UidLease | None:
             continue
         return UidLease(uid, fd)
     return None
+
+
+@functools.cache
+def _no_account(uid: int) -> bool:
+    """True when no user and no group has this id (asked once: a directory service may be slow)."""
+    import grp
+    import pwd
+
+    try:
+        pwd.getpwuid(uid)
+        return False
+    except KeyError:
+        pass
+    try:
+        grp.getgrgid(uid)
+        return False
+    except KeyError:
+        return True
 
 
 @functools.cache

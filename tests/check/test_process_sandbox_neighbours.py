@@ -110,3 +110,27 @@ def test_a_uid_is_used_again_only_after_its_child_has_gone():
         with Worker(source, "process", ATTACKER) as second:
             assert second.load().status == "ready"
             assert second.call("me", []).result != held
+
+
+def test_without_a_uid_of_its_own_the_child_runs_as_nobody_and_the_report_says_so(monkeypatch):
+    from menace_course.sandbox import launch
+
+    monkeypatch.setattr(launch, "_lease_folder", lambda: None)  # e.g. /run and /tmp both refused
+    source = "import os\ndef me():\n    return os.getuid()\n"
+    with Worker(source, "process", ATTACKER) as worker:
+        assert worker.load().status == "ready"
+        assert worker.call("me", []).result == 65534
+    assert worker.confinement is not None and "a uid of its own" in worker.confinement.missing
+
+
+def test_a_uid_lease_is_refused_in_a_folder_another_user_could_have_made(monkeypatch, tmp_path):
+    from menace_course.sandbox import launch
+
+    planted = tmp_path / "uids"
+    planted.mkdir(mode=0o777)
+    planted.chmod(0o777)  # as if another user made it first, for everyone to write
+    monkeypatch.setattr(launch, "LEASE_FOLDER", planted)
+    monkeypatch.setattr(launch.tempfile, "gettempdir", lambda: str(tmp_path / "nowhere-writable" / "x"))
+    (tmp_path / "nowhere-writable").mkdir()
+    (tmp_path / "nowhere-writable" / "x").write_text("a file, not a folder")
+    assert launch.lease_uid() is None
