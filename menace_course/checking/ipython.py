@@ -82,7 +82,7 @@ def without_ipython(source: str) -> Transformed:
         kind = _kind(lines[start].lstrip(), code)
         if kind is None:
             continue
-        match = _NAME.match(lines[start].lstrip())
+        match = _NAME.search(lines[start])  # the first %name: the magic, also in `x = %time f()`
         name = match.group(1) if kind == "magic" and match else ""
         indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
         lines[start] = indent + "pass"

@@ -331,6 +331,10 @@ def test_a_real_syntax_error_next_to_a_magic_is_still_the_students_and_names_its
 def test_ipython_lines_are_found_only_where_a_statement_starts():
     from menace_course.checking.ipython import without_ipython
 
-    changed = without_ipython("x = (1,\n  !2)\ny = '?'\nz = 3 ?\nif x:\n    %time f()\n")
-    assert [(c.line, c.kind) for c in changed.changes] == [(4, "help"), (6, "magic")]
+    changed = without_ipython("x = (1,\n  !2)\ny = '?'\nz = 3 ?\nif x:\n    %time f()\nt = %timeit g()\n")
+    assert [(c.line, c.kind, c.name) for c in changed.changes] == [
+        (4, "help", ""),
+        (6, "magic", "time"),
+        (7, "magic", "timeit"),
+    ]
     assert changed.text.split("\n")[:6] == ["x = (1,", "  !2)", "y = '?'", "pass", "if x:", "    pass"]
