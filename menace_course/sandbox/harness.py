@@ -4,8 +4,9 @@ It starts before any student code, and, in this order:
 
 1. moves the request and reply pipes out of the student's reach: fds 0, 1 and 2 become
    ``/dev/null``, so ``input()`` gets end-of-file and prints go nowhere unless captured;
-2. reads the grader's first message (the nonce its ready message must carry) and the
-   submission's source, while it may still read anything the grader could;
+2. reads the grader's first message (the nonce its ready message must carry, and for a
+   notebook where each code cell starts and ends) and the submission's source, while it
+   may still read anything the grader could;
 3. gives up what it can of the machine: its own IPC namespace and private scratch
    folders (as root, without bubblewrap), an unprivileged user (started as root),
    resource limits, and the seccomp filter (without bubblewrap, which applies the same
@@ -19,7 +20,9 @@ It starts before any student code, and, in this order:
    patching code objects, building code or functions by hand, and ``/proc``, and records
    each attempt; the grader shows them to the instructor ("needs review");
 6. imports the submission as the module ``submission`` (so ``if __name__ == "__main__"``
-   code does not run), capturing what it prints, and sends the ready message;
+   code does not run), capturing what it prints, and sends the ready message; a notebook
+   is run cell by cell, as Jupyter runs it (a cell that raises stops there, the next one
+   runs, and the ready message lists the cells that stopped);
 7. answers one request per line (``{"id", "nonce", "fn", "args"}``, packed) with
    ``{"id", "nonce", "ok": true, "result", "args_after", "printed", "integrity"}`` or
    ``{"id", "nonce", "ok": false, "error": {...}}``, the error holding only the student's
