@@ -127,14 +127,17 @@ def box_of(submission, games):
 
 
 def expect_a_fresh_box(submission, got, games):
-    """A wrong box that a second call with the same games does not give again: the box is kept."""
-    if not same(got, opening_box(games)):
-        again = submission.opening_box(games)
-        expect(
-            same(again, got),
-            "a second call with the same games gave another box",
-            hint="start_from_michies_box",
-        )
+    """A second call with the same games must give the same box: else the box is kept.
+
+    The second call is made for every answer, right or wrong: a test that called again
+    only after a wrong answer would tell the file that its answer was wrong.
+    """
+    again = submission.opening_box(games)
+    expect(
+        same(again, got),
+        "a second call with the same games gave another box",
+        hint="start_from_michies_box",
+    )
 
 
 def check_game(submission, moves):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from menace_course import catalog
 from menace_course.authoring.mutants import Mutant
+from menace_course.authoring.oracle import Trace, trace_calls
 from menace_course.checking.pipeline import (
     GRADER_FAILED,
     check_submission,
@@ -123,6 +124,11 @@ def _judge(task: MutantTask) -> Verdict:
     return Verdict(task.mutant_id, failed is not None, failed)
 
 
+def _trace(task: CheckTask) -> tuple[int, Trace | None]:
+    """The calls each test makes into one submission (in a worker process)."""
+    return task.index, trace_calls(task.submission, _suite(task.course, task.slug), task.kind)
+
+
 def _check(task: CheckTask) -> tuple[int, tuple[SubmissionReport, ...]]:
     """Check one submission as ``menace check`` would (in a worker process), ``times`` times."""
     suite = _suite(task.course, task.slug)
@@ -203,6 +209,27 @@ class Judge:
             _check, tasks, on_crash=crashed, on_timeout=stuck, seconds=lambda _: seconds, warm=_warm
         )
         return list(ran)
+
+    def trace(self, slug: str, submissions: Sequence[Path | tuple[str, bytes]]) -> list[Trace | None]:
+        """The calls each test makes into each submission, in order (see :mod:`~.oracle`).
+
+        None for a submission that did not load, or that the watchdog stopped.
+        """
+        seconds = self._seconds(slug)
+        tasks = [
+            CheckTask(self.course.root, slug, self.kind, index, submission)
+            for index, submission in enumerate(submissions)
+        ]
+
+        def lost(task: CheckTask, _: object) -> tuple[int, Trace | None]:
+            return task.index, None
+
+        found = dict(
+            self._pool.run(
+                _trace, tasks, on_crash=lost, on_timeout=lost, seconds=lambda _: seconds, warm=_warm
+            )
+        )
+        return [found.get(index) for index in range(len(submissions))]
 
     def judge_all(
         self, slug: str, mutants: Sequence[Mutant], tick: Callable[[], None] = lambda: None

@@ -14,7 +14,10 @@ For each challenge, in this order:
 5. no points for nothing: a submission that does nothing (gives back None, or its first
    argument) scores 0, and one that gives back only the printed examples' answers scores
    at most a third (see :mod:`~menace_course.authoring.nothing`);
-6. mutants of the reference (see :mod:`~menace_course.authoring.mutants`) are killed: at
+6. the tests are oracle-free: the reference, the starter and every wrong solution get the
+   same calls from each test (a test may stop at its first failing check, never call
+   again because an answer was wrong; see :mod:`~menace_course.authoring.oracle`);
+7. mutants of the reference (see :mod:`~menace_course.authoring.mutants`) are killed: at
    least ``[validate] mutant_threshold`` of them (90 % by default), not counting those
    listed in ``equivalent_mutants`` with the reason they cannot be told apart.
 
@@ -39,6 +42,7 @@ from menace_course.authoring import checks
 from menace_course.authoring.killing import Judge
 from menace_course.authoring.mutants import generate_mutants
 from menace_course.authoring.nothing import FreeResult, free_attempts, readme_examples
+from menace_course.authoring.oracle import branching, describe
 from menace_course.authoring.public import defines, public_files
 from menace_course.authoring.results import ChallengeResult, CourseResult, MutantScore, PublicPass
 from menace_course.catalog import Challenge
@@ -114,6 +118,8 @@ def validate_challenge(
     if reference_path.is_file():
         _check_reference(course, found, judge, reference_path)
     _check_starter_and_wrong(course, found, suite, judge)
+    if reference_path.is_file():
+        _check_oracle_free(course, found, judge, reference_path)
     _check_free_attempts(found, judge)
     _check_public_files(course, found, judge)
     score = _check_mutants(course, found, judge, reference_path, progress)
@@ -199,6 +205,28 @@ def _check_starter_and_wrong(course: Course, found: _Findings, suite: Suite, jud
                 "should check in parts, each with the hint of what it checks; if a hint does fit "
                 "this mistake, name its test in the file's caught-by line"
             )
+
+
+def _check_oracle_free(course: Course, found: _Findings, judge: Judge, reference: Path) -> None:
+    """Each test makes the same calls into the reference as into any other answer (or stops early).
+
+    One problem for each test that branches, naming it, the first file it branches for
+    and the call that differs.
+    """
+    challenge = found.challenge
+    others = [challenge.starter] if challenge.starter.is_file() else []
+    others += sorted((challenge.folder / "wrong").glob("*.py"))
+    traces = judge.trace(challenge.slug, [reference, *others])
+    if traces[0] is None:
+        return  # the reference did not load: said already
+    named: set[str] = set()
+    for path, trace in zip(others, traces[1:], strict=True):
+        if trace is None:
+            continue
+        for branch in branching(traces[0], trace):
+            if branch.test not in named:
+                named.add(branch.test)
+                found.problems.append(describe(branch, _rel(course, path)))
 
 
 def _check_free_attempts(found: _Findings, judge: Judge) -> None:
