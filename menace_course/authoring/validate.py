@@ -21,8 +21,8 @@ For each challenge, in this order:
    least ``[validate] mutant_threshold`` of them (90 % by default), not counting those
    listed in ``equivalent_mutants`` with the reason they cannot be told apart.
 
-It also reports, without failing, which files students receive (other challenges'
-starters, the step programs of ``menace start``) already pass the challenge.
+8. no file students receive (other challenges' starters, the step programs of
+   ``menace start`` and the modules they come with) earns more than a third of it.
 
 Example:
     from menace_course.authoring.validate import validate_course
@@ -268,7 +268,7 @@ def _check_free_attempts(found: _Findings, judge: Judge) -> None:
 
 
 def _check_public_files(course: Course, found: _Findings, judge: Judge) -> None:
-    """Which files students receive already pass the challenge, or earn more than a third of it."""
+    """No file students receive may earn more than a third of the challenge: one problem for each."""
     challenge = found.challenge
     passing = []
     files = [
@@ -281,6 +281,12 @@ def _check_public_files(course: Course, found: _Findings, judge: Judge) -> None:
     for (label, _), report in zip(files, reports, strict=True):
         if report.max_score and report.score > report.max_score / 3:
             passing.append(PublicPass(label, report.score, report.max_score))
+            found.problems.append(
+                f"a file students receive earns more than a third of it: {label} scores "
+                f"{report.score:g}/{report.max_score:g} (at most {report.max_score / 3:.3g}). Handing it "
+                f"in would earn points for copying: test what it does not do, or give students "
+                f"something else"
+            )
     found.public_passing = tuple(passing)
 
 

@@ -5,7 +5,8 @@
 * Hints fit the mistakes: a known wrong solution is shown only the hints of the tests its
   caught-by line names (and the challenge's rules).
 * The README's ``>>>`` examples are what the reference gives.
-* The files students receive that already pass a challenge are named (not a failure).
+* No file students receive (another challenge's starter, a step program) earns more than a
+  third of a challenge: validate fails, naming it.
 """
 
 from __future__ import annotations
@@ -136,13 +137,19 @@ def test_a_hint_shown_for_another_mistake_fails_and_names_the_test(course, menac
     ) in result["problems"]
 
 
-def test_the_files_students_receive_that_pass_a_challenge_are_named_without_failing_it(course, menace):
-    code, result = validate_json(menace, course, "name")
-    assert code == 0
+def test_a_file_students_receive_that_earns_over_a_third_fails_the_challenge(course, menace):
+    reference = (course / "reference" / "after_game.py").read_text()
+    starter = course / "challenges" / "count_boxes" / "starter.py"
+    starter.write_text(starter.read_text() + "\n\n" + reference.split('if __name__ == "__main__":')[0])
+    code, result = validate_json(menace, course, "after_game")
+    assert code == 1
     passing = {p["file"]: p["passes"] for p in result["public_passing"]}
-    assert passing["the new_box starter (menace start new_box)"] is True
-    assert passing["noughts.py (menace start step2, step3, step4)"] is True
-    assert not any(f.startswith("the name starter") for f in passing)
-    text = menace("validate", "name", "--course", str(course), "--sandbox", "process").out
-    assert "Files students receive that earn more than a third of it:" in text
-    assert "the new_box starter (menace start new_box): passes every check" in text
+    assert passing == {"the count_boxes starter (menace start count_boxes)": True}
+    problems = [p for p in result["problems"] if p.startswith("a file students receive")]
+    assert len(problems) == 1
+    assert "the count_boxes starter (menace start count_boxes) scores" in problems[0]
+    text = menace("validate", "after_game", "--course", str(course), "--sandbox", "process").out
+    assert "the count_boxes starter (menace start count_boxes): passes every check" in text
+    assert "all 1 challenge(s) validate" not in text
+
+

@@ -1,19 +1,24 @@
 # caught-by: example_2, ties_keep_the_first_way
 """Keeps the last of several equal versions (<= instead of <), so ties give the wrong way."""
 
-TURN = [6, 3, 0, 7, 4, 1, 8, 5, 2]
-FLIP = [2, 1, 0, 5, 4, 3, 8, 7, 6]
-WAYS = []
-way = list(range(9))
-for _ in range(4):
-    WAYS.append(way)
-    WAYS.append([way[i] for i in FLIP])
-    way = [way[i] for i in TURN]
+
+def ways_for(n):
+    """The 8 ways to turn or flip an n x n board, in the lesson's order."""
+    turn = [(n - 1 - c) * n + r for r in range(n) for c in range(n)]
+    flip = [r * n + (n - 1 - c) for r in range(n) for c in range(n)]
+    ways = []
+    way = list(range(n * n))
+    for _ in range(4):
+        ways.append(way)
+        ways.append([way[i] for i in flip])
+        way = [way[i] for i in turn]
+    return ways
 
 
 def name(board):
+    n = 4 if len(board) == 16 else 3
     best, best_way = None, None
-    for way in WAYS:
+    for way in ways_for(n):
         version = "".join(board[i] for i in way)
         if best is None or version <= best:
             best, best_way = version, way

@@ -1,20 +1,25 @@
 # caught-by: leaves_the_board_alone
 """Turns the board itself around while looking for the name, and leaves it turned."""
 
-TURN = [6, 3, 0, 7, 4, 1, 8, 5, 2]
-FLIP = [2, 1, 0, 5, 4, 3, 8, 7, 6]
-WAYS = []
-way = list(range(9))
-for _ in range(4):
-    WAYS.append(way)
-    WAYS.append([way[i] for i in FLIP])
-    way = [way[i] for i in TURN]
+
+def ways_for(n):
+    """The 8 ways to turn or flip an n x n board, in the lesson's order."""
+    turn = [(n - 1 - c) * n + r for r in range(n) for c in range(n)]
+    flip = [r * n + (n - 1 - c) for r in range(n) for c in range(n)]
+    ways = []
+    way = list(range(n * n))
+    for _ in range(4):
+        ways.append(way)
+        ways.append([way[i] for i in flip])
+        way = [way[i] for i in turn]
+    return ways
 
 
 def name(board):
+    n = 4 if len(board) == 16 else 3
     best, best_way = None, None
     original = list(board)
-    for way in WAYS:
+    for way in ways_for(n):
         board[:] = [original[i] for i in way]
         version = "".join(board)
         if best is None or version < best:

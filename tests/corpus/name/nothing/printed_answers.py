@@ -2,9 +2,10 @@
 # most: 1/3
 ANSWERS = {
     'X   O    ': ('    O   X', [8, 7, 6, 5, 4, 3, 2, 1, 0]),
-    '         ': ('         ', [0, 1, 2, 3, 4, 5, 6, 7, 8]),
+    ' ' * 16: (' ' * 16, list(range(16))),
 }
 
 
 def name(board):
-    return ANSWERS.get(''.join(board), ('        X', [6, 3, 0, 7, 4, 1, 8, 5, 2]))
+    third = ('          O  X  ', [12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3])
+    return ANSWERS.get(''.join(board), third)
