@@ -26,10 +26,12 @@ START = {9: 4, 7: 3, 5: 2, 3: 1}     # beads of each colour, by empty squares
 def new_box(position):
     """A new box for the named position: a dict of square -> beads, one colour per move.
 
-    Go through the empty squares from 0 to 8; put an 'X' there in a copy of the position
-    and name it; a square whose name is new gets a colour, with START[number of empty
-    squares] beads. Two squares whose names are the same are one move: the first gets
-    the colour. Each call starts afresh.
+    The box is for the player to move: X when the number of empty squares is odd, O when
+    it is even. Go through the empty squares from 0 to 8; put that player's mark there in
+    a copy of the position and name it; a square whose name is new gets a colour, with
+    Michie's beads for that player's own move (START has X's: 9, 7, 5, 3 empty squares;
+    O's are 8 -> 4, 6 -> 3, 4 -> 2, 2 -> 1). Two squares whose names are the same are one
+    move: the first gets the colour. Each call starts afresh.
 
     The whole text: menace show new_box
     """

@@ -1,7 +1,10 @@
 """Hidden tests for new_box. Students see each test's first docstring line and its hint.
 
-The positions are the 304 names MENACE has boxes for, found here by the lesson's own
-search (with menace_course.lesson.noughts); expected answers come from the reference.
+The positions are the 304 names MENACE (X) has boxes for and the names O needs boxes for
+(O to move with a choice), found here by the lesson's own search (with
+menace_course.lesson.noughts); expected answers come from the reference. Almost every
+test has positions of both players: the lesson's own new_box, which knows only X's
+boxes, earns a small part of the points.
 
 Every box is checked part by part, always in the same order, so that the hint names the
 first part that is wrong: the kind of value (a dict of squares to beads), colours only on
@@ -18,11 +21,11 @@ from menace_course import expect, expect_equal, hint, reference
 from menace_course.lesson.noughts import name, winner
 
 reference_new_box = reference("new_box")
-BEADS = {9: 4, 7: 3, 5: 2, 3: 1}
+BEADS = {9: 4, 7: 3, 5: 2, 3: 1, 8: 4, 6: 3, 4: 2, 2: 1}  # by empty squares: the player's own move
 
 
-def _box_names():
-    """The names of every position where X is to move with a choice: Step 1's search."""
+def _box_names(player="X"):
+    """The names of every position where ``player`` is to move with a choice: Step 1's search."""
     found, seen = set(), set()
 
     def visit(board):
@@ -34,7 +37,7 @@ def _box_names():
         seen.add(key)
         marks = 9 - board.count(" ")
         me = "X" if marks % 2 == 0 else "O"
-        if me == "X" and marks < 8:
+        if me == player and marks < 8:
             found.add(key)
         for i in range(9):
             if board[i] == " ":
@@ -47,7 +50,9 @@ def _box_names():
 
 
 BOX_NAMES = _box_names()
-positions = st.sampled_from(BOX_NAMES)
+O_BOX_NAMES = _box_names("O")
+positions = st.sampled_from(BOX_NAMES) | st.sampled_from(O_BOX_NAMES)
+o_positions = st.sampled_from(O_BOX_NAMES)
 
 
 def box_of(submission, position):
@@ -62,9 +67,9 @@ def box_of(submission, position):
 
 
 def move_name(position, square):
-    """The name of the position after X plays on ``square``."""
+    """The name of the position after the player to move plays on ``square``."""
     after = list(position)
-    after[square] = "X"
+    after[square] = "X" if position.count(" ") % 2 == 1 else "O"
     return name(after)[0]
 
 
@@ -99,18 +104,21 @@ def judge(box, position):
 def test_gives_back_a_dict_of_squares_and_beads(submission):
     """Gives back a dict: square (a whole number) to beads (a whole number)."""
     box_of(submission, "    O   X")
+    box_of(submission, "        X")
 
 
 @hint("michies_beads")
 def test_a_fifth_move_box_has_two_beads_a_colour(submission):
-    """A box for MENACE's 3rd move (5 empty squares) has 2 beads of each colour."""
+    """A box for a player's 3rd move (5 empty squares for X, 4 for O) has 2 beads a colour."""
     check(submission, "    O XOX")
+    check(submission, "   OXOX X")
 
 
 @hint("one_colour_per_move")
 def test_a_position_without_symmetry_has_a_colour_per_empty_square(submission):
     """A position that looks different turned every way has a colour on every empty square."""
     check(submission, "       OX")
+    check(submission, "      OXX")
 
 
 @hint("michies_beads")
@@ -153,9 +161,17 @@ def test_the_squares_are_in_increasing_order(submission, position):
 
 @hint("new_box_rules")
 def test_agrees_with_the_lesson_on_every_box(submission):
-    """Agrees with the lesson's new_box on all 304 of MENACE's boxes."""
-    for position in BOX_NAMES:
+    """Agrees with the reference on all 304 of MENACE's boxes and on every box O needs."""
+    for position in O_BOX_NAMES[:: len(O_BOX_NAMES) // 40] + BOX_NAMES:
         expect_equal(submission.new_box(position), reference_new_box(position))
+
+
+@hint("o_boxes")
+@given(position=o_positions)
+@example(position="        X")
+def test_a_box_for_o_has_michies_beads_for_os_move(submission, position):
+    """A box for O has beads for O's own move: 4 a colour on its 1st move, down to 1 on its 4th."""
+    check(submission, position)
 
 
 @hint("new_box_rules")

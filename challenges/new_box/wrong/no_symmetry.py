@@ -23,7 +23,7 @@ def name(board):
     return best, best_way
 
 
-START = {9: 4, 7: 3, 5: 2, 3: 1}     # beads of each colour, by empty squares
+START = {9: 4, 7: 3, 5: 2, 3: 1, 8: 4, 6: 3, 4: 2, 2: 1}  # beads of each colour, by empty squares
 
 
 def new_box(position):

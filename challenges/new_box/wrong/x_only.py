@@ -1,0 +1,40 @@
+# caught-by: example_3, a_box_for_o_has_michies_beads_for_os_move
+"""The lesson's own new_box (Step 2): boxes for X only; a position where O is to move has no beads."""
+
+
+# The 8 ways to turn or flip a board. A version's square i holds the board's square
+# way[i]; the first way leaves the board as it is.
+TURN = [6, 3, 0, 7, 4, 1, 8, 5, 2]       # a quarter turn clockwise
+FLIP = [2, 1, 0, 5, 4, 3, 8, 7, 6]       # left to right
+WAYS = []
+way = list(range(9))
+for _ in range(4):
+    WAYS.append(way)
+    WAYS.append([way[i] for i in FLIP])
+    way = [way[i] for i in TURN]
+
+
+def name(board):
+    """The smallest of the board's 8 versions, as a string, and the way that makes it."""
+    best, best_way = None, None
+    for way in WAYS:
+        version = ''.join(board[i] for i in way)
+        if best is None or version < best:
+            best, best_way = version, way
+    return best, best_way
+
+
+START = {9: 4, 7: 3, 5: 2, 3: 1}     # beads of each colour, by empty squares
+
+
+def new_box(position):
+    box = {}
+    seen = []
+    for s in range(9):
+        if position[s] == " ":
+            after = list(position)
+            after[s] = "X"
+            if name(after)[0] not in seen:
+                seen.append(name(after)[0])
+                box[s] = START[position.count(" ")]
+    return box
