@@ -19,6 +19,7 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from menace_course.authoring.public import handed_out_match
 from menace_course.catalog import load_challenge
 from menace_course.checking.loader import Source, read_submission
 from menace_course.checking.pipeline import GRADER_FAILED, check_submission, stopped_report
@@ -80,7 +81,8 @@ def grade_task(task: Task) -> Record:
     try:
         source = _source(task.entry, task.root)
         report = check_submission(source, suite, task.sandbox, student=task.entry.student)
-        return make_record(task.entry, report)
+        handed_out = handed_out_match(Course(task.course), task.slug, source.text) if source.text else None
+        return make_record(task.entry, report, handed_out=handed_out)
     except Exception:  # our bug must cost one row, never the batch; the instructor sees the traceback
         return grader_error_record(task, traceback.format_exc())
 

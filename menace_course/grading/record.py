@@ -155,17 +155,24 @@ def _tests(count: int) -> str:
     return f"{count} test{'s' if count != 1 else ''}"
 
 
-def make_record(entry: Entry, report: SubmissionReport, grader_error: str | None = None) -> Record:
+def make_record(
+    entry: Entry, report: SubmissionReport, grader_error: str | None = None, handed_out: str | None = None
+) -> Record:
     """The record of one graded entry (see the module's docstring).
 
     The grader's own tracebacks (``report.grader_log``, or ``grader_error``) make the
     verdict ``grader_error`` and are kept in the grading block, for the instructor.
+    ``handed_out`` names a file students receive whose function the submission's is (see
+    :func:`~menace_course.authoring.public.handed_out_match`): it is noted for review,
+    and the score is what the tests gave.
     """
     grader_error = grader_error or "\n".join(report.grader_log) or None
     shown = entry.to_dict()  # the file's name as shown, and its real bytes when they differ
     notes = tuple(entry.notes)
     if report.integrity:  # the class report lists notes that start "needs review"
         notes += tuple(review_note(f) for f in report.integrity)
+    if handed_out is not None:
+        notes += (handed_out_note(handed_out),)
     grading = Grading(
         student=entry.student,
         key=entry.key,
@@ -183,6 +190,11 @@ def make_record(entry: Entry, report: SubmissionReport, grader_error: str | None
         grader_error=grader_error,
     )
     return Record(report, grading)
+
+
+def handed_out_note(label: str) -> str:
+    """``needs review: matches a file handed out: step1.py (menace start step1)``."""
+    return f"needs review: matches a file handed out: {label}"
 
 
 def review_note(finding: Finding) -> str:
