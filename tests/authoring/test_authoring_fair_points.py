@@ -151,5 +151,3 @@ def test_a_file_students_receive_that_earns_over_a_third_fails_the_challenge(cou
     text = menace("validate", "after_game", "--course", str(course), "--sandbox", "process").out
     assert "the count_boxes starter (menace start count_boxes): passes every check" in text
     assert "all 1 challenge(s) validate" not in text
-
-
