@@ -2,7 +2,9 @@
 
 For each challenge, in this order:
 
-1. its hidden tests exist and import, and every hint id they use has a template;
+1. its hidden tests exist and import, use only what the grader runs (plain functions
+   ``test_*(submission)``: no test class, fixture, pytest mark or ``async`` test, each
+   refused with its file and line), and every hint id they use has a template;
 2. the reference (``reference/<slug>.py``) passes every visible and hidden test, in the
    sandbox, twice with the same outcomes (the suite is deterministic), within the
    challenge's ``limits.budget_seconds``;
@@ -46,7 +48,7 @@ from menace_course.authoring.oracle import branching, describe
 from menace_course.authoring.public import defines, public_files
 from menace_course.authoring.results import ChallengeResult, CourseResult, MutantScore, PublicPass
 from menace_course.catalog import Challenge
-from menace_course.checking.suite import Suite, collect
+from menace_course.checking.suite import Suite, UnsupportedTests, collect
 from menace_course.course import Course
 from menace_course.models import Kind, Outcome, SandboxKind, SubmissionReport
 
@@ -107,6 +109,9 @@ def validate_challenge(
         )
     try:
         suite = collect(course, challenge)
+    except UnsupportedTests as refused:  # what pytest would run and the grader would not: each, file:line
+        found.problems += refused.problems
+        return _result(found, None)
     except Exception as error:  # an author's test file that does not import: say where
         found.problems.append(f"the hidden tests do not import: {type(error).__name__}: {error}")
         return _result(found, None)

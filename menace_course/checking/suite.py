@@ -2,14 +2,19 @@
 
 Each becomes a :class:`Case`: a name, how it is shown, and a function that takes the
 ``submission`` proxy and raises when the student's function is wrong. Hidden test modules
-are ordinary pytest files (``hidden_tests/<slug>/test_*.py``); they are imported here, in
-the trusted grader, and their ``test_*`` functions run in the order they are written.
+are pytest files (``hidden_tests/<slug>/test_*.py``) of plain test functions; they are
+imported here, in the trusted grader, and their ``test_*`` functions run in the order they
+are written. What pytest would run and this runner would not (a test class, a fixture,
+``@pytest.mark.parametrize`` or any other mark, an ``async`` test, a ``conftest.py`` of the
+challenge's own) is refused, naming the file and line (:func:`unsupported_forms`): a test
+is never silently dropped, nor a grader error for every student.
 A student's kit has no hidden tests, only ``challenges/<slug>/hidden.json`` with their
 names and hints, so the student can be told what will be checked later.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import json
@@ -32,6 +37,7 @@ from menace_course.checking.testing import (
     with_grading_settings,
 )
 from menace_course.course import Course
+from menace_course.errors import CourseError
 from menace_course.models import Kind
 
 #: The manifest a kit carries in place of hidden test code.
@@ -101,6 +107,128 @@ def _in_course(references: Path, run: Callable[[Any], None]) -> Callable[[Any], 
     return in_course
 
 
+class UnsupportedTests(CourseError):
+    """Hidden test files use what pytest runs but the grader does not: each is named, file:line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        """Keep every problem, one line each."""
+        super().__init__("the hidden tests use what the grader does not run:\n" + "\n".join(problems))
+        self.problems = problems
+
+
+#: Advice for each pytest mark a hidden test may carry, by the mark's name.
+_MARK_ADVICE = {
+    "parametrize": "loop over the cases inside the test, or use @given with @example for each case",
+    "skip": "remove the test (or the mark): every test runs for every student",
+    "skipif": "remove the mark: every test runs for every student",
+    "xfail": "remove the test (or the mark): a test that is expected to fail gives no points",
+    "usefixtures": "the grader has no fixtures: build what the test needs inside it",
+    "filterwarnings": "remove the mark (use warnings.catch_warnings inside the test)",
+    "timeout": "remove the mark: the challenge's [limits] bound every call",
+}
+
+
+def unsupported_forms(path: Path, root: Path | None = None) -> list[str]:
+    """What in a hidden test file pytest would run but the grader would not: one line each.
+
+    The grader runs module-level functions ``test_*(submission)`` (with ``@given``'s
+    arguments for a property), marked with menace's ``@hint``, ``@points`` and
+    ``@visible``; hypothesis' ``@given``, ``@example`` and ``@settings``. Everything else
+    that pytest collects is named here, as ``file:line: what; what to do``.
+    """
+    shown = _shown_path(path, root)
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError:
+        return []  # importing it says where, better than this could
+    problems = []
+    for node in tree.body:
+        where = f"{shown}:{node.lineno}"
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            problems.append(
+                f"{where}: class {node.name}: a test class is not run by the grader; "
+                "write its tests as module-level functions test_...(submission)"
+            )
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and "pytestmark" in _targets(node):
+            problems.append(f"{where}: pytestmark: marks are not run by the grader; remove it")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            problems += _function_problems(node, shown)
+    return problems
+
+
+def _shown_path(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return str(path.relative_to(root))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def _targets(node: ast.Assign | ast.AnnAssign) -> set[str]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
+def _dotted(node: ast.expr) -> str:
+    """``pytest.mark.parametrize`` for the decorator ``@pytest.mark.parametrize(...)``."""
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _parametrized_names(mark: ast.Call) -> set[str]:
+    """The argument names ``@pytest.mark.parametrize("a, b", ...)`` gives a test."""
+    first = mark.args[0] if mark.args else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return {n.strip() for n in first.value.split(",") if n.strip()}
+    if isinstance(first, ast.List | ast.Tuple):
+        return {e.value for e in first.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
+def _function_problems(node: ast.FunctionDef | ast.AsyncFunctionDef, shown: str) -> list[str]:
+    problems = []
+    given: set[str] = set()
+    given_by_position = 0
+    for decorator in node.decorator_list:
+        dotted = _dotted(decorator)
+        where = f"{shown}:{decorator.lineno}"
+        if dotted in ("pytest.fixture", "fixture") or dotted.startswith("pytest.fixture."):
+            problems.append(
+                f"{where}: fixture {node.name}: the grader has no fixtures but submission; "
+                "make it a plain function the tests call"
+            )
+        elif dotted.startswith(("pytest.mark.", "mark.")):
+            mark = dotted.split(".")[-1]
+            if mark == "parametrize" and isinstance(decorator, ast.Call):
+                given |= _parametrized_names(decorator)  # said once, by the mark
+            advice = _MARK_ADVICE.get(mark, "remove the mark: the grader runs no pytest marks")
+            problems.append(f"{where}: @pytest.mark.{mark} on {node.name} is not run by the grader; {advice}")
+        elif dotted.split(".")[-1] == "given" and isinstance(decorator, ast.Call):
+            given |= {k.arg for k in decorator.keywords if k.arg}
+            given_by_position += len(decorator.args)
+    if not node.name.startswith("test_"):
+        return problems
+    where = f"{shown}:{node.lineno}"
+    if isinstance(node, ast.AsyncFunctionDef):
+        problems.append(f"{where}: async def {node.name}: the grader does not run async tests; make it a def")
+    names = [a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]]
+    rest = names[1:] if names[:1] == ["submission"] else names
+    by_position = rest[len(rest) - given_by_position :] if given_by_position else []
+    fixtures = [n for n in rest if n not in given and n not in by_position]
+    if names[:1] != ["submission"] and "submission" not in given:
+        problems.append(f"{where}: {node.name} must take submission as its first argument")
+    elif fixtures:
+        problems.append(
+            f"{where}: {node.name} asks for {', '.join(fixtures)}: pytest fixtures, which the grader "
+            "does not provide (a test takes submission, and @given's arguments)"
+        )
+    return problems
+
+
 def _hidden_cases(folder: Path, store: ExampleStore, references: Path) -> list[Case]:
     """The hidden tests' cases: replayed without hypothesis when every example is stored.
 
@@ -109,6 +237,16 @@ def _hidden_cases(folder: Path, store: ExampleStore, references: Path) -> list[C
     answers, or a property test has no stored examples yet, it is imported with hypothesis
     itself, which generates and stores them. The cases are the same either way.
     """
+    problems = []
+    if (folder / "conftest.py").is_file():
+        problems.append(
+            f"{_shown_path(folder / 'conftest.py', references.parent)}: a challenge's own conftest.py "
+            "is not read by the grader; put its helpers in the test file"
+        )
+    for path in sorted(folder.glob("test_*.py")):
+        problems += unsupported_forms(path, references.parent)
+    if problems:
+        raise UnsupportedTests(problems)
     cases = []
     for path in sorted(folder.glob("test_*.py")):
         try:

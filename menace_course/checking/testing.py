@@ -1,9 +1,11 @@
 """What challenge authors write tests with: the ``submission`` fixture, checks and markers.
 
-A hidden test is a plain pytest function that receives the student's submission as its
-``submission`` argument. Calling ``submission.after_game(...)`` runs the student's function
-in the sandbox and gives back the plain value it returned; the expected value is computed
-here, in the trusted grader, and never sent to the student's code.
+A hidden test is a module-level function ``test_*(submission)`` that receives the student's
+submission as its ``submission`` argument (what else pytest would run, a class, a fixture or
+a mark, is refused: see :func:`~menace_course.checking.suite.unsupported_forms`). Calling
+``submission.after_game(...)`` runs the student's function in the sandbox and gives back
+the plain value it returned; the expected value is computed here, in the trusted grader,
+and never sent to the student's code.
 
 Example:
     from hypothesis import given, strategies as st
