@@ -20,6 +20,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
+from menace_course.authoring.public import handed_out_match
 from menace_course.catalog import Challenge
 from menace_course.course import Course
 from menace_course.grading.assemble import Layout, assemble
@@ -107,7 +108,10 @@ def export_challenge(course: Course, challenge: Challenge, db_url: str, out: Pat
         key = _unique(key_for(Identity("plain", user.name)), used)
         assert attempt.report is not None
         report = dataclasses.replace(SubmissionReport.from_dict(attempt.report), student=user.name)
-        records.append(make_record(_entry(user.name, key, attempt, len(attempts), pick), report))
+        handed_out = handed_out_match(course, challenge.slug, attempt.source)
+        records.append(
+            make_record(_entry(user.name, key, attempt, len(attempts), pick), report, handed_out=handed_out)
+        )
     keys = [r.grading.key for r in records]
     layout = Layout(out=out, templates=course.templates_dir, title=challenge.title, challenge=challenge.slug)
     with ResultStore(out) as store:

@@ -31,6 +31,7 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
 from menace_course import catalog
+from menace_course.authoring.public import handed_out_match
 from menace_course.catalog import Challenge
 from menace_course.errors import CourseError, UnknownChallenge
 from menace_course.service.auth import (
@@ -305,8 +306,14 @@ def student_view(slug: str, user_id: int) -> str:
         attempts = user_attempts(db, person.context_id, user_id, slug)
     if student is None:
         abort(404, description="no such student")
+    handed_out = {a.id: handed_out_match(state().course, slug, a.source) for a in attempts}
     return render_template(
-        "student_attempts.html", challenge=challenge, student=student, attempts=attempts, person=person
+        "student_attempts.html",
+        challenge=challenge,
+        student=student,
+        attempts=attempts,
+        person=person,
+        handed_out=handed_out,
     )
 
 
