@@ -40,7 +40,7 @@ from typing import Any
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Enum
+from traitlets import Bool, Enum  # type: ignore[import-not-found,unused-ignore]  # with nbgrader
 
 from menace_course.autograders.nbgrader import (
     MARK,
@@ -121,14 +121,14 @@ def grade_notebook(data: bytes, name: str, slug: str, course_root: Path, sandbox
 
 def _passed(text: str) -> Any:
     """Printed text: nbgrader gives the cell its points."""
-    return NotebookNode({"output_type": "stream", "name": "stdout", "text": text})  # type: ignore[no-untyped-call]
+    return NotebookNode({"output_type": "stream", "name": "stdout", "text": text})  # type: ignore[no-untyped-call,unused-ignore]
 
 
 def _failed(text: str) -> Any:
     """An error: nbgrader gives the cell 0 (its feedback shows the lines as a traceback)."""
     lines = text.rstrip("\n").splitlines() or ["failed"]
     error = {"output_type": "error", "ename": "failed", "evalue": lines[0], "traceback": lines}
-    return NotebookNode(error)  # type: ignore[no-untyped-call]
+    return NotebookNode(error)  # type: ignore[no-untyped-call,unused-ignore]
 
 
 def fill_cells(nb: Any, checked: Checked) -> None:

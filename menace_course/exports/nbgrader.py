@@ -74,8 +74,6 @@ GRADING_LINES = (
     "c.Autograde.autograde_preprocessors = [\n"
     + "".join(f"    {name!r},\n" for name in AUTOGRADE_PREPROCESSORS)
     + "]\n"
-    "# A test cell a student deleted is put back (and graded) rather than left without a grade.\n"
-    "c.OverwriteCells.add_missing_cells = True\n"
 )
 
 CONFIG = (
@@ -117,6 +115,10 @@ README = """\
 * The autograded notebook and its feedback show no output of the student's own cells
   (they were not run); each test cell shows menace's words for its test: a hidden test's
   title and hint, never its inputs or expected values.
+* A test cell a student deleted gets no automatic score: nbgrader flags it for manual
+  grading, and it counts 0 until then (so deleting a failing cell gains nothing). Leave
+  `OverwriteCells.add_missing_cells` off: nbgrader 0.9.6 fails on it when the cell before
+  the deleted one is the locked checks cell.
 * Students' own runs (Jupyter, with the student kit) check the cells they ran, for
   feedback; that is never a grade.
 """
