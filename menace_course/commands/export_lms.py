@@ -87,8 +87,9 @@ def nbgrader(slug: str, out_dir: Path, force: bool, course: Path | None) -> int:
     The source notebook has the challenge text, the reference solution between
     ### BEGIN SOLUTION / ### END SOLUTION, a locked cell that checks the answer with
     menace, and one autograded test cell per test, each worth the test's points. No
-    cell holds test code or answers: the kernel that grades needs menace-course and
-    the course's hidden tests (menace.json in OUT names the course).
+    cell holds test code or answers. nbgrader_config.py makes nbgrader autograde grade
+    the notebook file with menace, in its sandbox, starting no kernel; nbgrader's Python
+    needs menace-course and the course's hidden tests (menace.json in OUT names it).
 
     \b
     Example:

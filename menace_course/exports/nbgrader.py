@@ -3,8 +3,9 @@
 ::
 
     OUT/
-      nbgrader_config.py                 written once; an existing one is kept
+      nbgrader_config.py                 written once; an existing one must name menace's step
       menace.json                        where the menace course is (read when grading)
+      MENACE.md                          how these notebooks are graded (for the instructor)
       source/<slug>/<slug>.ipynb
 
 The notebook, in order (nbgrader cell metadata, ``schema_version`` 3, in brackets):
@@ -12,32 +13,39 @@ The notebook, in order (nbgrader cell metadata, ``schema_version`` 3, in bracket
 1. the challenge text (markdown);
 2. the answer [``solution``]: the reference between ``### BEGIN SOLUTION`` and
    ``### END SOLUTION``, which ``nbgrader generate_assignment`` replaces with a stub;
-3. the checks [``locked``]: ``check_notebook(slug)`` from
-   :mod:`menace_course.autograders.nbgrader`, which checks the code of the cells run
-   before it through menace's own path (sandbox, tests, verdicts);
+3. the checks [``locked``, ``grade_id`` ``checks``]: ``check_notebook(slug)`` from
+   :mod:`menace_course.autograders.nbgrader`, which gives whoever runs the notebook
+   menace's feedback on the cells above it (a student's own run: never a grade);
 4. one test cell per menace test [``grade``, ``locked``, ``points`` = the test's points,
    ``grade_id`` = the test's name]: its title (and a hidden test's hint) as a comment,
    and ``checks.test(name)``, which passes or fails with what menace says of that test.
+
+**How it is graded.** ``nbgrader_config.py`` puts menace's step
+(:class:`~menace_course.autograders.nbgrader_autograde.GradeWithMenace`) in the place of
+nbgrader's ``Execute``: ``nbgrader autograde`` starts no kernel for these notebooks; the
+notebook file is checked in menace's sandbox (bubblewrap) with the course's hidden tests,
+and each test cell receives menace's result as its output, which nbgrader scores. A
+student's cell never runs outside the sandbox while it is graded, so it can neither change
+the grade (rewrite the cells after it, swallow errors, patch menace) nor read the course's
+private files (``reference/``, ``hidden_tests/``, the gradebook). An existing
+``nbgrader_config.py`` is never rewritten: if it does not name menace's step, the export
+stops and prints the lines to add, because without them nbgrader would run the students'
+cells in a kernel and take its word for the grades.
 
 No test code, input, expected value or reference line is in any cell except the answer's
 solution region (which the students' copy never has): nbgrader's feedback shows names,
 results and hints only, and since the cells are the same in the source and in the
 students' copy, nbgrader has no checksum to complain about.
 
-The grading kernel needs this package (with hypothesis, its dependency) and the course
-with the hidden tests: ``menace.json`` names the course it was exported from, and
-``$MENACE_COURSE`` overrides it. Without them the kernel says what is missing and stops,
-so ``nbgrader autograde`` reports the notebook instead of recording a wrong grade.
-Students' kernels need the student kit, for the examples.
+nbgrader's Python needs this package (with hypothesis) and bubblewrap; ``menace.json``
+names the course it was exported from (``$MENACE_COURSE`` overrides it), which must have
+the hidden tests: otherwise grading stops with a message and records no grade. Students'
+kernels need the student kit, for the examples.
 
 nbgrader scores each cell all or nothing, as ``menace grade`` scores each test, and the
-verdicts are menace's own, so the two agree test by test. Where they can differ, and why:
-
-* nbgrader runs the student's cells in the kernel that runs the checks: code that ends
-  Python (``os._exit``) loses every cell after it, and code that tampers with the kernel
-  can tamper with what the cells report (``menace grade`` on the submitted notebooks never
-  runs them outside the sandbox);
-* the code checked is the code of the cells as they were run, in that order.
+verdicts are menace's own, from the same file, so the two agree test by test. The
+autograded notebook (and so the feedback) holds no output of the student's own cells,
+since they were not run in a kernel: each test cell shows menace's words for its test.
 """
 
 from __future__ import annotations
@@ -49,7 +57,7 @@ from typing import Any
 
 from menace_course import catalog
 from menace_course.atomic import write_atomic
-from menace_course.autograders.nbgrader import MARK, MARKER_FILE
+from menace_course.autograders.nbgrader import AUTOGRADE_PREPROCESSORS, GRADE_WITH_MENACE, MARK, MARKER_FILE
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Case
 from menace_course.course import Course
@@ -59,22 +67,69 @@ from menace_course.feedback import environment, hint_text
 from menace_course.kit import collect_suite
 from menace_course.models import Kind
 
-CONFIG = '''\
-"""nbgrader settings for the MENACE course (written by `menace export nbgrader`)."""
+#: What nbgrader_config.py must hold for menace's notebooks to be graded by menace.
+GRADING_LINES = (
+    "# menace grades its notebooks itself, in its sandbox, in the place of nbgrader's Execute:\n"
+    "# no kernel runs a student's cells while they are graded (see MENACE.md).\n"
+    "c.Autograde.autograde_preprocessors = [\n"
+    + "".join(f"    {name!r},\n" for name in AUTOGRADE_PREPROCESSORS)
+    + "]\n"
+)
+
+CONFIG = (
+    '''"""nbgrader settings for the MENACE course (written by `menace export nbgrader`)."""
 
 c = get_config()  # noqa: F821 (nbgrader provides it)
 c.CourseDirectory.course_id = "menace-course"
-# The checks cell runs every test of the challenge in menace's sandbox: give it time.
-c.Execute.timeout = 120
-# The kernel that runs `nbgrader autograde` needs menace-course installed, and the course
-# with the hidden tests: menace.json (beside this file) names it, MENACE_COURSE overrides it.
 '''
+    + GRADING_LINES
+)
 
-#: What ``menace export nbgrader`` says the grading kernel needs (also in the command's output).
+#: The notes written beside the config, for the instructor.
+NOTES_FILE = "MENACE.md"
+README = """\
+# How menace's notebooks are graded here
+
+`menace export nbgrader` wrote `source/<challenge>/<challenge>.ipynb`, `nbgrader_config.py`
+(if there was none), `menace.json` (the menace course: {course}) and this file.
+
+* `nbgrader autograde` starts **no Jupyter kernel** for these notebooks. `nbgrader_config.py`
+  puts menace's step (`{step}`) in the place of nbgrader's `Execute`: it checks the
+  submitted notebook file, as nbgrader holds it after restoring the locked cells, in
+  menace's sandbox (bubblewrap) with the course's hidden tests, the same check as
+  `menace check` and `menace grade`, and writes each test's result into its test cell,
+  which nbgrader then scores (an error: 0; else the cell's points).
+* Why not a kernel: a student's cell that runs in the grading kernel owns it. It can
+  rewrite the cells after it, swallow every error, replace menace's functions, rewrite
+  the history the code was read from, or read `reference/` and `hidden_tests/` and print
+  them into the feedback; each of these scored 15/15 for an answer that did nothing.
+  Now the student's code runs only in the sandbox, which sees no course file, no
+  gradebook and no network.
+* Keep the lines in `nbgrader_config.py`: without them nbgrader runs the cells in a
+  kernel, where menace's checks cell refuses to grade and stops the kernel (so every
+  notebook is reported, none graded). Other notebooks of this nbgrader course (whose
+  source has no menace checks cell) are run by nbgrader's own `Execute`, as always.
+* nbgrader's Python needs `menace-course` installed and bubblewrap (`bwrap`). The course
+  in `menace.json` (or `MENACE_COURSE`) must have the hidden tests; without them, or
+  without a sandbox, nbgrader reports the notebook and records no grade.
+* The autograded notebook and its feedback show no output of the student's own cells
+  (they were not run); each test cell shows menace's words for its test: a hidden test's
+  title and hint, never its inputs or expected values.
+* A test cell a student deleted gets no automatic score: nbgrader flags it for manual
+  grading, and it counts 0 until then (so deleting a failing cell gains nothing). Leave
+  `OverwriteCells.add_missing_cells` off: nbgrader 0.9.6 fails on it when the cell before
+  the deleted one is the locked checks cell.
+* Students' own runs (Jupyter, with the student kit) check the cells they ran, for
+  feedback; that is never a grade.
+"""
+
+#: What ``menace export nbgrader`` says grading needs (also in the command's output).
 KERNEL_NEEDS = (
-    "the kernel that runs nbgrader autograde needs menace-course installed (it brings "
-    "hypothesis) and the course with the hidden tests: {marker} names {course} "
-    "(set MENACE_COURSE to use another); students' kernels need the student kit (menace kit)"
+    "nbgrader autograde grades these notebooks with menace in its sandbox, starting no kernel "
+    "(nbgrader_config.py names menace's step; see MENACE.md): nbgrader's Python needs "
+    "menace-course installed, and bubblewrap, and the course with the hidden tests: {marker} "
+    "names {course} (set MENACE_COURSE to use another); students' kernels need the student "
+    "kit (menace kit)"
 )
 
 
@@ -155,7 +210,8 @@ def export_assignment(course: Course, slug: str, out_dir: Path, *, force: bool =
 
     Raises:
         UnknownChallenge: no challenge ``slug``.
-        UsageError: ``out_dir`` is a file, or the assignment's source exists and not ``force``.
+        UsageError: ``out_dir`` is a file, the assignment's source exists and not ``force``,
+            or an existing ``nbgrader_config.py`` does not name menace's grading step.
         CourseError: the challenge's tests cannot be written as notebook cells.
     """
     challenge = catalog.load_challenge(course, slug)
@@ -164,15 +220,22 @@ def export_assignment(course: Course, slug: str, out_dir: Path, *, force: bool =
     target = out_dir / "source" / slug / f"{slug}.ipynb"
     if target.exists() and not force:
         raise UsageError(f"{target} already exists; pass --force to replace it")
+    config = out_dir / "nbgrader_config.py"
+    config_written = not config.exists()
+    if not config_written and GRADE_WITH_MENACE not in config.read_text(encoding="utf-8", errors="replace"):
+        raise UsageError(
+            f"{config} does not name menace's grading step, so nbgrader would grade these "
+            "notebooks by running the students' cells in a kernel, which they can make pass. "
+            "Add these lines to it (they are kept as you leave them), then export again:\n\n" + GRADING_LINES
+        )
     built = build_notebook(course, challenge)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, json.dumps(built.document, indent=1, ensure_ascii=False) + "\n")
-    config = out_dir / "nbgrader_config.py"
-    config_written = not config.exists()
     if config_written:
         write_atomic(config, CONFIG)
     marker = out_dir / MARKER_FILE
     write_atomic(marker, json.dumps({"course": str(course.root)}, indent=2) + "\n")
+    write_atomic(out_dir / NOTES_FILE, README.format(course=course.root, step=GRADE_WITH_MENACE))
     return NbgraderExport(
         assignment=slug,
         notebook=target,

@@ -1,17 +1,19 @@
 """The nbgrader export: cells that hold no secret, grades that are menace's own.
 
 Most tests need no nbgrader: they read the exported notebook, or run its cells in a fresh
-namespace the way nbgrader's kernel does (the checks cell reading the answer the way it
+namespace the way a student's kernel does (the checks cell reading the answer the way it
 reads a kernel's history) and score each test cell as nbgrader does (0 on an error, else
 its points). The tests marked ``nbgrader`` run the real thing (``tox -e nbgrader``):
-``generate_assignment``, ``autograde`` and ``generate_feedback`` on notebook submissions,
-read back from nbgrader's gradebook and feedback. They are skipped where nbgrader is not
-installed, unless ``MENACE_REQUIRE_NBGRADER=1``.
+``generate_assignment``, ``autograde`` (which grades with menace's step, starting no
+kernel) and ``generate_feedback`` on notebook submissions, honest and hostile, read back
+from nbgrader's gradebook and feedback. They are skipped where nbgrader is not installed,
+unless ``MENACE_REQUIRE_NBGRADER=1``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import json
 import os
@@ -25,11 +27,12 @@ import pytest
 
 from menace_course import catalog
 from menace_course.autograders import nbgrader as kernel
+from menace_course.autograders.nbgrader import GRADE_WITH_MENACE
 from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import collect
 from menace_course.course import find_course
 from menace_course.errors import UnknownChallenge, UsageError
-from menace_course.exports.nbgrader import build_notebook, export_assignment
+from menace_course.exports.nbgrader import GRADING_LINES, build_notebook, export_assignment
 from menace_course.models import Outcome
 from tests.conftest import REPO, run_menace
 
@@ -209,14 +212,43 @@ def test_a_correct_function_then_one_over_zero_scores_the_function_in_a_notebook
 def test_an_existing_assignment_is_kept_unless_forced_and_the_config_is_never_overwritten(tmp_path):
     first = export_assignment(COURSE, "after_game", tmp_path)
     assert first.config_written and first.test_cells == 15
+    assert GRADE_WITH_MENACE in first.config.read_text()
     assert json.loads(first.marker.read_text()) == {"course": str(COURSE.root)}
-    first.config.write_text("# the instructor's own settings\n")
+    assert "starts **no Jupyter kernel**" in (tmp_path / "MENACE.md").read_text()
+    own = "# the instructor's own settings\n" + GRADING_LINES
+    first.config.write_text(own)
     with pytest.raises(UsageError, match="--force"):
         export_assignment(COURSE, "after_game", tmp_path)
     again = export_assignment(COURSE, "after_game", tmp_path, force=True)
-    assert not again.config_written and again.config.read_text() == "# the instructor's own settings\n"
+    assert not again.config_written and again.config.read_text() == own
     with pytest.raises(UnknownChallenge):
         export_assignment(COURSE, "aftergame", tmp_path)
+
+
+def test_a_config_that_would_let_a_kernel_grade_is_refused_with_the_lines_to_add(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.Execute.timeout = 60\n")
+    with pytest.raises(UsageError, match="does not name menace's grading step") as refused:
+        export_assignment(COURSE, "after_game", tmp_path)
+    assert GRADING_LINES in str(refused.value)
+    assert not (tmp_path / "source").exists(), "nothing is written"
+    assert (tmp_path / "nbgrader_config.py").read_text() == "c = get_config()\nc.Execute.timeout = 60\n"
+
+
+def test_the_checks_cell_refuses_to_grade_in_a_kernel_that_nbgrader_autograde_started(monkeypatch):
+    # Only a configuration that lost menace's step runs a menace notebook in a kernel there.
+    stopped = []
+
+    def stop(message: str) -> None:
+        stopped.append(message)
+        raise SystemExit(3)
+
+    monkeypatch.setattr(kernel, "_stop_kernel", stop)
+    monkeypatch.setattr(kernel, "executed_cells", lambda: [RIGHT])
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(SystemExit):
+        kernel.check_notebook("after_game")
+    assert stopped == [kernel.NOT_IN_A_KERNEL]
+    assert "autograde_preprocessors" in kernel.NOT_IN_A_KERNEL
 
 
 # -- the real nbgrader --------------------------------------------------------------------
@@ -278,6 +310,7 @@ def _menace_says(answer: str) -> dict[str, bool]:
 
 
 @pytest.mark.nbgrader
+@pytest.mark.bwrap
 def test_real_nbgrader_grades_as_menace_does_and_its_feedback_holds_no_hidden_test(tmp_path, nbgrader_cli):
     from nbgrader.api import Gradebook
 
@@ -303,17 +336,30 @@ def test_real_nbgrader_grades_as_menace_does_and_its_feedback_holds_no_hidden_te
     nbgrader_cli(course_dir, "generate_feedback", "after_game")
     feedback = (course_dir / "feedback" / "no_floor" / "after_game" / "after_game.html").read_text()
     assert "A loss on a square that has no beads left keeps it at 0" in feedback
-    private = [*(COURSE.hidden_tests_dir / "after_game").glob("*.py"), COURSE.reference_dir / "after_game.py"]
-    leaks = [
+    assert private_lines_in(feedback, STUDENTS["no_floor"]) == []
+
+
+def private_lines_in(feedback: str, answer: str) -> list[str]:
+    """The lines of the hidden tests and the reference that are in the feedback (HTML).
+
+    Lines the challenge's public text has too (``new = list(beads)``) do not count.
+    """
+    feedback = html.unescape(feedback)
+    private = [
+        *(COURSE.hidden_tests_dir / "after_game").rglob("*.py"),
+        COURSE.reference_dir / "after_game.py",
+    ]
+    public = (COURSE.challenges_dir / "after_game" / "README.md").read_text()
+    return [
         code
         for path in private
         for code in (line.strip() for line in path.read_text().splitlines())
         if len(code) >= 16
         and not code.startswith(("#", '"""'))
         and code in feedback
-        and code not in STUDENTS["no_floor"]  # the student's own answer is in their feedback
+        and code not in answer  # the student's own answer is in their feedback
+        and code not in public
     ]
-    assert leaks == []
 
 
 @pytest.mark.nbgrader
@@ -341,3 +387,82 @@ def test_menace_export_nbgrader_writes_the_course_and_says_what_the_kernel_needs
     assert "needs menace-course installed" in done.stdout and "menace.json" in done.stdout
     again = run_menace("export", "nbgrader", "--challenge", "after_game", "--out", str(tmp_path / "nb"))
     assert again.returncode == 2 and "--force" in again.stderr and "Traceback" not in again.stderr
+
+
+# A student's answer cell that runs code in the grading kernel, and none of them defines
+# after_game: each scored 15/15 when the kernel's own history was what menace checked.
+EXPLOITS = {
+    # puts the reference, read from the instructor's course, in the history it was checked from
+    "rewrites_history": (
+        "import json, pathlib\n"
+        "here = pathlib.Path.cwd()\n"
+        "marker = next(p / 'menace.json' for p in (here, *here.parents) if (p / 'menace.json').is_file())\n"
+        "course = pathlib.Path(json.loads(marker.read_text())['course'])\n"
+        "reference = (course / 'reference' / 'after_game.py').read_text()\n"
+        "get_ipython().history_manager.input_hist_raw[:] = ['', reference]\n"
+    ),
+    # replaces menace's checker with one that passes everything
+    "patches_the_checker": (
+        "import menace_course.autograders.nbgrader as checker\n"
+        "class Passes:\n"
+        "    def test(self, name):\n"
+        "        pass\n"
+        "checker.check_notebook = lambda slug: Passes()\n"
+    ),
+    # rewrites every later cell (the checks and the tests) into nothing
+    "rewrites_later_cells": "get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n",
+    # swallows every error of the cells after it, so that no test cell shows one
+    "swallows_errors": "get_ipython().set_custom_exc((BaseException,), lambda *args, **kwargs: None)\n",
+    # runs the reference, and prints the reference and the hidden tests into the feedback
+    "reads_the_private_files": (
+        "import json, pathlib\n"
+        "here = pathlib.Path.cwd()\n"
+        "marker = next(p / 'menace.json' for p in (here, *here.parents) if (p / 'menace.json').is_file())\n"
+        "course = pathlib.Path(json.loads(marker.read_text())['course'])\n"
+        "for path in [course / 'reference' / 'after_game.py', *(course / 'hidden_tests').rglob('*.py')]:\n"
+        "    print(path.read_text())\n"
+        "exec((course / 'reference' / 'after_game.py').read_text())\n"
+    ),
+}
+
+
+@pytest.mark.nbgrader
+@pytest.mark.bwrap
+def test_real_nbgrader_a_cell_that_tampers_with_the_kernel_scores_nothing(tmp_path, nbgrader_cli):
+    from nbgrader.api import Gradebook
+
+    course_dir = tmp_path / "course"
+    export_assignment(COURSE, "after_game", course_dir)
+    nbgrader_cli(course_dir, "generate_assignment", "after_game")
+    for student, answer in EXPLOITS.items():
+        _submit(course_dir, student, answer)
+    _submit(course_dir, "right", RIGHT)
+    nbgrader_cli(course_dir, "autograde", "after_game")
+    with contextlib.closing(Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}")) as gradebook:
+        scores = {
+            student: gradebook.find_submission("after_game", student).score
+            for student in [*EXPLOITS, "right"]
+        }
+    assert scores == {**dict.fromkeys(EXPLOITS, 0.0), "right": 15.0}
+    nbgrader_cli(course_dir, "generate_feedback", "after_game")
+    for student, answer in EXPLOITS.items():
+        feedback = (course_dir / "feedback" / student / "after_game" / "after_game.html").read_text()
+        assert "A loss on a square that has no beads left keeps it at 0" in feedback
+        assert private_lines_in(feedback, answer) == [], student
+
+
+@pytest.mark.nbgrader
+def test_real_nbgrader_without_menaces_step_grades_nothing_and_says_why(tmp_path, nbgrader_cli):
+    # An nbgrader_config.py that lost menace's step runs the notebook in a kernel: the checks
+    # cell stops it there, so the notebook is reported and no grade recorded.
+    from nbgrader.api import Gradebook
+
+    course_dir = tmp_path / "course"
+    export_assignment(COURSE, "after_game", course_dir)
+    (course_dir / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "x"\n')
+    nbgrader_cli(course_dir, "generate_assignment", "after_game")
+    _submit(course_dir, "ada", RIGHT)
+    output = nbgrader_cli(course_dir, "autograde", "after_game", ok=False)
+    assert "autograde_preprocessors" in output or "Kernel died" in output
+    with contextlib.closing(Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}")) as gradebook:
+        assert not gradebook.find_submission("after_game", "ada").notebooks[0].grades[0].auto_score
