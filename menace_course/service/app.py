@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, g, jsonify, render_template, request, session
 from flask.sessions import SecureCookieSessionInterface
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -37,6 +37,7 @@ from menace_course.service.db.models import Setting
 from menace_course.service.db.people import context_for
 from menace_course.service.dispatch import Dispatcher, make_dispatcher
 from menace_course.service.dispatch.base import CheckJob
+from menace_course.service.inputs import printable, refuse_malformed
 from menace_course.service.intake import Rejected
 from menace_course.service.limits import limiter, runs_code, seconds_until_allowed
 from menace_course.service.state import DatabaseRecorder, ServiceState
@@ -116,13 +117,29 @@ def _error_response(status: int, code: str, message: str, retry_after: int | Non
             500: "Our fault",
         }
         html = render_template(
-            "error.html", code=status, title=titles.get(status, "Error"), message=message, person=None
+            "error.html", code=status, title=titles.get(status, "Error"), message=message, person=_person()
         )
         response = Response(html, mimetype="text/html")
     response.status_code = status
     if retry_after is not None:
         response.headers["Retry-After"] = str(retry_after)
     return response
+
+
+def _person() -> Any:
+    """Who is signed in, for an error page's top bar (None when unknown or not worked out).
+
+    A signed-in user refused a page (403) sees their name and "Sign out", not "Sign in".
+    """
+    from menace_course.service.auth import who
+
+    found = g.get("menace_who")
+    if found is not None:
+        return found
+    try:
+        return who()
+    except Exception:  # a bad token, or the database is what failed: show no one
+        return None
 
 
 def _register_errors(app: Flask) -> None:
@@ -166,7 +183,7 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def crashed(error: Exception) -> Response:
-        log.error("%s %s failed: %s", request.method, request.path, _where(error))
+        log.error("%s %s failed: %s", printable(request.method), printable(request.path), _where(error))
         return _error_response(
             500, "internal", "the service failed on this request; this is not your mistake"
         )
@@ -183,9 +200,27 @@ def _security_headers(response: Response) -> Response:
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
-    if request.path.startswith("/api/") or "uid" in request.cookies or response.headers.get("Set-Cookie"):
+    if _personal(response):
         response.headers.setdefault("Cache-Control", "no-store")
     return response
+
+
+def _personal(response: Response) -> bool:
+    """May this answer be about someone (so no cache, shared or the browser's, may keep it)?
+
+    Every answer of the APIs; every answer to a request with credentials (the session
+    cookie, whose name is ``SESSION_COOKIE_NAME``, or an Authorization header); every
+    answer that sets a cookie. Static files are the same for everyone.
+    """
+    if request.endpoint is not None and request.endpoint.rsplit(".", 1)[-1] == "static":
+        return False
+    return (
+        request.path.startswith(("/api/", LESSON_API))
+        or current_app.config["SESSION_COOKIE_NAME"] in request.cookies
+        or "Authorization" in request.headers
+        or "Set-Cookie" in response.headers
+        or session.modified  # the session cookie is set after this runs (sign-in, sign-out)
+    )
 
 
 #: Endpoints of other blueprints that run a student's code (in the sandbox): each takes the
@@ -243,9 +278,10 @@ def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> F
     app.json.sort_keys = False  # type: ignore[attr-defined]  # reports keep the order menace check prints
     app.session_interface = SessionCookies()
     if config.behind_proxy:
-        from werkzeug.middleware.proxy_fix import ProxyFix
+        from menace_course.service.proxy import TrustedProxyFix
 
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1)  # type: ignore[method-assign]
+        app.wsgi_app = TrustedProxyFix(app.wsgi_app, config.trusted_proxies)  # type: ignore[method-assign]
+    app.before_request(refuse_malformed)
     csrf.init_app(app)
     limiter.init_app(app)
     register_blueprints(app)

@@ -7,8 +7,9 @@ Every request gets one :class:`Who`, worked out once (:func:`who`):
   (``menace users link``), or an LTI launch (:func:`sign_in` is the one way in for all);
 - otherwise anonymous, which may check only when the service runs with ``--open``.
 
-A session holds the user's id, their context and the user's ``session_epoch``; revoking
-a user raises the epoch, which ends every session they had. The JSON API takes the
+A session holds the user's id, their context and the user's ``session_epoch``; signing
+out or revoking a user raises the epoch, which ends every session they had (a copied
+cookie included: :func:`sign_out`). The JSON API takes the
 cookie too (the page's script uses it), but then, like every form, only with the CSRF
 token (header ``X-CSRFToken``): a bearer token cannot be sent by another site, a cookie can.
 """
@@ -176,5 +177,18 @@ def remember_anonymous(attempt_id: str) -> None:
 
 
 def sign_out() -> None:
-    """End the browser session."""
+    """End the browser session, on the server too: the user's session epoch moves on.
+
+    A session cookie is signed, not stored, so clearing it in this browser alone would
+    leave a copy of it (taken from the browser, a proxy or a shared computer) working for
+    its 30 days. Raising the epoch ends every session the user had, this one and any copy
+    (and their other browsers: signing out signs out everywhere).
+    """
+    user_id, epoch = session.get("uid"), session.get("epoch")
     session.clear()
+    if not isinstance(user_id, int):
+        return
+    with state().db.writing() as db:
+        user = db.get(User, user_id)
+        if user is not None and user.session_epoch == epoch:
+            user.session_epoch += 1

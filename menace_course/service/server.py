@@ -26,18 +26,19 @@ from gunicorn.glogging import Logger
 
 from menace_course.service.config import ServiceConfig
 
-_SECRET_PATH = re.compile(r"/login/[^/?\s]+")
+_SECRET_PATH = re.compile(r"/login/(?!link\b)[^/?\s\"]+")
 
 
 class RedactingLogger(Logger):  # type: ignore[misc]
     """gunicorn's logger, with login-link codes cut out of the access log."""
 
     def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
-        """The access log's fields, with ``/login/<code>`` shown as ``/login/…``."""
+        """The access log's fields, with ``/login/<code>`` shown as ``/login/…`` in every one
+        (the request line and path, and the Referer, ``%(f)s`` and ``%({referer}i)s``)."""
         atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
-        for key in ("r", "U"):
-            if isinstance(atoms.get(key), str):
-                atoms[key] = _SECRET_PATH.sub("/login/…", atoms[key])
+        for key, value in atoms.items():
+            if isinstance(value, str) and "/login/" in value:
+                atoms[key] = _SECRET_PATH.sub("/login/…", value)
         return atoms
 
 
