@@ -89,7 +89,7 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
             "when_ready": when_ready,
             "worker_exit": worker_exit,
             "limit_request_line": 8190,
-            "forwarded_allow_ips": "127.0.0.1,::1" if config.behind_proxy else "",
+            "forwarded_allow_ips": ",".join(config.trusted_proxies) if config.behind_proxy else "",
         }
         for key, value in settings.items():
             self.cfg.set(key, value)
