@@ -39,7 +39,7 @@ from menace_course.service.dispatch import Dispatcher, make_dispatcher
 from menace_course.service.dispatch.base import CheckJob
 from menace_course.service.inputs import printable, refuse_malformed
 from menace_course.service.intake import Rejected
-from menace_course.service.limits import limiter, runs_code, seconds_until_allowed
+from menace_course.service.limits import limiter, runs_code, seconds_until_allowed, widget_limited
 from menace_course.service.state import DatabaseRecorder, ServiceState
 
 log = logging.getLogger("menace.service")
@@ -226,6 +226,9 @@ def _personal(response: Response) -> bool:
 #: Endpoints of other blueprints that run a student's code (in the sandbox): each takes the
 #: same sign-in rule and per-student rate limit as a check (:func:`~.limits.runs_code`).
 RUNS_STUDENT_CODE = ("lesson.run",)
+#: The lesson widget's endpoint: its games run in this process, so it is rate-limited by the
+#: games it asks for (:func:`~.limits.widget_limited`).
+WIDGET = "lesson.widget"
 
 
 def register_blueprints(app: Flask) -> None:
@@ -246,6 +249,8 @@ def register_blueprints(app: Flask) -> None:
     for endpoint in RUNS_STUDENT_CODE:
         if endpoint in app.view_functions:
             app.view_functions[endpoint] = runs_code(app.view_functions[endpoint])
+    if WIDGET in app.view_functions:
+        app.view_functions[WIDGET] = widget_limited(app.view_functions[WIDGET])
 
 
 def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> Flask:

@@ -156,11 +156,26 @@ def test_a_malformed_check_request_is_a_4xx_with_a_json_reason(
     assert "Traceback" not in caplog.text and "\x00" not in caplog.text
 
 
+def _lesson_page(service_app: Any, address: str = "127.0.0.1") -> tuple[Any, dict[str, str], dict[str, str]]:
+    """A browser on the lesson page: its client, the headers its script sends, its address."""
+    client = service_app.test_client()
+    environ = {"REMOTE_ADDR": address}
+    page = client.get("/lesson", environ_base=environ).get_data(as_text=True)
+    token = re.search(r'name="csrf-token" content="([^"]+)"', page)
+    assert token
+    return client, {"X-CSRFToken": token.group(1)}, environ
+
+
 @pytest.mark.parametrize("body", MALFORMED_BODIES)
 def test_a_malformed_widget_request_is_a_4xx_with_a_json_reason(service_app: Any, body: bytes) -> None:
-    answer = service_app.test_client().post(
-        "/lesson/api/widget", data=body, headers={"Content-Type": "application/json"}
+    client, headers, environ = _lesson_page(service_app)
+    answer = client.post(
+        "/lesson/api/widget",
+        data=body,
+        headers={**headers, "Content-Type": "application/json"},
+        environ_base=environ,
     )
+    assert "CSRF" not in answer.get_data(as_text=True)
     _json_refused(answer)
 
 
@@ -240,3 +255,43 @@ def test_a_signed_in_user_refused_a_page_sees_their_name_not_sign_in(service_app
     page = refused.get_data(as_text=True)
     assert refused.status_code == 403
     assert "nosy-student" in page and "Sign out" in page and ">Sign in<" not in page
+
+
+# -- the lesson page's endpoints ---------------------------------------------------------------
+
+
+def test_the_widget_refuses_more_games_than_a_widget_plays_in_one_request(service_app: Any) -> None:
+    from menace_course.service.lesson.widget import MAX_GAMES
+
+    client, headers, environ = _lesson_page(service_app, "198.51.100.77")
+    body = {"seed": 3, "log": [{"type": "games", "count": 1000, "opponent": "random"}] * (MAX_GAMES // 1000)}
+    answer = client.post(
+        "/lesson/api/widget",
+        json={**body, "action": {"type": "games", "count": 1000, "opponent": "random"}},
+        headers=headers,
+        environ_base=environ,
+    )
+    assert answer.status_code == 400 and f"at most {MAX_GAMES} games" in answer.get_json()["error"]
+    assert MAX_GAMES <= 5000  # about a third of a second of CPU to replay
+
+
+def test_a_widget_flood_of_fresh_long_logs_is_rate_limited_by_the_games_it_asks_for(service_app: Any) -> None:
+    from menace_course.service.lesson.widget import MAX_GAMES
+
+    client, headers, environ = _lesson_page(service_app, "198.51.100.78")
+    log = [{"type": "games", "count": 1000, "opponent": "random"}] * (MAX_GAMES // 1000)
+    codes = []
+    for seed in range(10):  # each a new widget: the server must replay every game of the log
+        answer = client.post(
+            "/lesson/api/widget", json={"seed": 1000 + seed, "log": log}, headers=headers, environ_base=environ
+        )
+        codes.append(answer.status_code)
+        if answer.status_code == 429:
+            assert answer.headers.get("Retry-After") and "too many requests" in answer.get_json()["error"]
+    assert codes[0] == 200 and codes[-1] == 429, codes
+    assert codes.count(200) * MAX_GAMES <= 20_000
+    other, other_headers, other_environ = _lesson_page(service_app, "198.51.100.79")
+    elsewhere = other.post(
+        "/lesson/api/widget", json={"seed": 1, "log": []}, headers=other_headers, environ_base=other_environ
+    )
+    assert elsewhere.status_code == 200  # another student's widget is not held to the flooder's limit

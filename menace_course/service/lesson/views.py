@@ -29,7 +29,15 @@ from menace_course.errors import CourseError, MenaceError
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
 from menace_course.service.lesson.programs import Busy, run_program
-from menace_course.service.lesson.widget import MAX_SEED, BadRequest, WidgetCache, parse_action, parse_log
+from menace_course.service.lesson.widget import (
+    MAX_GAMES,
+    MAX_SEED,
+    BadRequest,
+    WidgetCache,
+    games_in,
+    parse_action,
+    parse_log,
+)
 
 __all__ = ["CHALLENGES", "blueprint"]
 
@@ -175,6 +183,8 @@ def widget() -> Response:
     try:
         log = parse_log(data.get("log", []))
         action = parse_action(data["action"]) if data.get("action") is not None else None
+        if action is not None and games_in([*log, action]) > MAX_GAMES:
+            raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
         state = _cache.get(seed, log)
         game = state.apply(action) if action is not None else None
     except BadRequest as error:
