@@ -295,3 +295,56 @@ def test_a_widget_flood_of_fresh_long_logs_is_rate_limited_by_the_games_it_asks_
         "/lesson/api/widget", json={"seed": 1, "log": []}, headers=other_headers, environ_base=other_environ
     )
     assert elsewhere.status_code == 200  # another student's widget is not held to the flooder's limit
+
+
+def test_one_student_runs_one_lesson_program_at_a_time_and_others_still_run(
+    service_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from menace_course.service.lesson import views
+
+    entered, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    class Ran:
+        def as_json(self) -> dict[str, Any]:
+            return {"printed": "ok"}
+
+    def held_run(source: str, sandbox: Any) -> Ran:
+        calls.append(source)
+        if len(calls) == 1:  # the first program holds its slot until the test lets it go
+            entered.set()
+            release.wait(timeout=60)
+        return Ran()
+
+    monkeypatch.setattr(views, "run_program", held_run)
+
+    def lesson_browser(name: str) -> tuple[Any, dict[str, str]]:
+        client = service_app.test_client()
+        _, token = add_user(service_app, name=name)
+        _sign_in(client, token)
+        found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/lesson").get_data(as_text=True))
+        assert found
+        return client, {"X-CSRFToken": found.group(1)}
+
+    hog, hog_headers = lesson_browser("hog")
+    other, other_headers = lesson_browser("patient")
+    first: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: first.append(hog.post("/lesson/api/run", json={"step": 1, "source": "a"}, headers=hog_headers))
+    )
+    worker.start()
+    try:
+        assert entered.wait(timeout=60)
+        second = hog.post("/lesson/api/run", json={"step": 1, "source": "b"}, headers=hog_headers)
+        assert second.status_code == 429 and "still running" in second.get_json()["error"]
+        assert second.headers["Retry-After"]
+        theirs = other.post("/lesson/api/run", json={"step": 1, "source": "c"}, headers=other_headers)
+        assert theirs.status_code == 200
+    finally:
+        release.set()
+        worker.join(timeout=60)
+    assert first[0].status_code == 200 and calls == ["a", "c"]
+    again = hog.post("/lesson/api/run", json={"step": 1, "source": "d"}, headers=hog_headers)
+    assert again.status_code == 200  # the slot is the student's again once the first ended
