@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -85,3 +86,112 @@ def test_an_instructor_of_another_course_cannot_read_a_students_page(
     dora.launch(lms, "dora", add_activity(lms, "after_game", teacher="dora"))
     other = dora.get(page)
     assert other.status_code == 404 and "Alice" not in other.text
+
+
+class _Catcher:
+    """An HTTP server that records every request it gets (a host a launch should never reach)."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        seen = self.seen = []  # type: ignore[var-annotated]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _record(self) -> None:
+                seen.append((self.command, self.path, self.headers.get("Authorization")))
+                body = b'{"id": "x"}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = do_PUT = _record
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+
+
+@pytest.mark.parametrize("which", ["lineitem", "lineitems"])
+def test_passback_never_sends_the_access_token_to_a_grade_url_off_the_platforms_origin(
+    service: Service, lms: RunningPlatform, which: str
+) -> None:
+    from tests.lti.conftest import outcomes, wait_for
+
+    catcher = _Catcher()
+    link = add_activity(lms, "count_boxes")
+    lms.state.links[link].lineitem_id = None if which == "lineitems" else lms.state.links[link].lineitem_id
+
+    def elsewhere(message: dict[str, object]) -> dict[str, object]:
+        claim = dict(message[AGS])  # type: ignore[call-overload]
+        claim[which] = f"{catcher.url}/api/course-a/lineitems" + ("/li999" if which == "lineitem" else "")
+        if which == "lineitems":
+            claim.pop("lineitem", None)
+        return {**message, AGS: claim}
+
+    lms.state.mutate_claims = elsewhere
+    try:
+        browser = Browser()
+        page = browser.launch(lms, "bob", link)
+    finally:
+        lms.state.mutate_claims = None
+    assert page.url.endswith("/c/count_boxes")
+    check_on_page(browser, service, "count_boxes", "def count_boxes():\n    return 0\n")
+    try:
+        tried = wait_for(
+            lambda: [o for o in outcomes(service, resource_link_id=link) if o["tries"] or o["sent"]],
+            what="a passback try",
+            explain=lambda: outcomes(service, resource_link_id=link),
+        )
+        assert catcher.seen == []  # no request at all, so no token
+        if which == "lineitems":
+            assert tried[0]["sent"] == 0  # nowhere on the platform to send it
+        else:  # the platform's own lineitems URL is still good: the score goes to a column there
+            assert tried[0]["sent"] == 1 and lms.state.scores_for("bob")
+    finally:
+        catcher.stop()
+
+
+def test_a_canvas_registration_names_its_grades_host_and_nothing_else_gets_the_token(tmp_path: Path) -> None:
+    from menace_course.service.db.engine import Database
+    from menace_course.service.lti.models import LtiPlatform
+    from menace_course.service.lti.origins import on_platform, registered_origins
+    from tests.lti.conftest import copy_course
+    from tests.lti.test_lti_commands import PLATFORM, menace
+
+    course = copy_course(tmp_path / "course")
+    done = menace("lti", "add-platform", *PLATFORM, "--grades-origin", "https://school.instructure.com", course=course)
+    assert done.returncode == 0, done.stderr
+    bad = menace("lti", "add-platform", *PLATFORM, "--grades-origin", "http://evil.example.org", course=course)
+    assert bad.returncode == 2 and "--grades-origin 'http://evil.example.org': must use https" in bad.stderr
+    db = Database(f"sqlite:///{course / '.menace' / 'service.sqlite3'}")
+    try:
+        with db.reading() as session:
+            platform = session.scalars(select(LtiPlatform)).one()
+            origins = registered_origins(session, platform)
+    finally:
+        db.dispose()
+    assert on_platform("https://school.instructure.com/api/lti/courses/1/line_items/7", origins)
+    assert on_platform("https://sso.canvaslms.com/x", origins)
+    for url in (
+        "https://other-school.instructure.com/api/lti/courses/1/line_items/7",
+        "https://school.instructure.com.evil.org/x",
+        "http://school.instructure.com/x",
+        "https://school.instructure.com:8443/x",
+        "https://user@school.instructure.com/x",
+        "http://127.0.0.1/x",
+        "file:///etc/passwd",
+    ):
+        assert not on_platform(url, origins), url
