@@ -111,6 +111,7 @@ def _error_response(status: int, code: str, message: str, retry_after: int | Non
             403: "Not allowed",
             404: "Not found",
             405: "Not allowed",
+            409: "Signed in as someone else",
             410: "Gone",
             413: "Too large",
             429: "Too many checks",
@@ -142,6 +143,13 @@ def _person() -> Any:
         return None
 
 
+def _signed_in_as_someone_else() -> str | None:
+    """Why a form failed its CSRF check, when it was made for another user (see auth.replaced)."""
+    from menace_course.service.auth import replaced
+
+    return replaced(request.form.get("signed_in_as") if request.method == "POST" else None, _person())
+
+
 def _register_errors(app: Flask) -> None:
     @app.errorhandler(Rejected)
     def rejected(error: Rejected) -> Response:
@@ -149,7 +157,7 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(AuthError)
     def auth(error: AuthError) -> Response:
-        code = "unauthorized" if error.status == 401 else "forbidden"
+        code = {401: "unauthorized", 409: "signed_in_as_someone_else"}.get(error.status, "forbidden")
         response = _error_response(error.status, code, str(error))
         if error.status == 401 and _wants_json():
             response.headers["WWW-Authenticate"] = 'Bearer realm="menace"'
@@ -157,6 +165,9 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def csrf_failed(error: CSRFError) -> Response:
+        replaced = _signed_in_as_someone_else()
+        if replaced is not None:
+            return _error_response(409, "signed_in_as_someone_else", replaced)
         return _error_response(
             400, "csrf", f"the form was stale or forged ({error.description}); reload the page"
         )

@@ -153,7 +153,30 @@ def check_csrf_for_cookie() -> None:
     try:
         validate_csrf(request.headers.get("X-CSRFToken", ""))
     except (ValidationError, CSRFError) as error:
+        other = replaced(request.headers.get("X-Signed-In-As"), who())
+        if other is not None:
+            raise AuthError(409, other) from error
         raise AuthError(403, f"missing or stale CSRF token (reload the page): {error}") from error
+
+
+def replaced(sent: str | None, person: Who | None) -> str | None:
+    """When a page made for user ``sent`` posts while the browser is signed in as ``person``: why.
+
+    One browser holds one session. A second sign-in in it (most often a second LMS launch,
+    as another person, in another tab) replaces the first, and the first person's tab then
+    sends a form whose CSRF token belongs to the replaced session. This says what happened
+    and how to go on, instead of "stale or forged". Pages send ``signed_in_as`` (a form
+    field, or the header ``X-Signed-In-As`` from the page's script).
+    """
+    if not sent or person is None or not person.signed_in or sent == str(person.user_id):
+        return None
+    return (
+        f"this page was opened by someone else: this browser is now signed in as {person.name}, "
+        "because a later sign-in (or an LMS launch) in this browser replaced the earlier one. "
+        f"Nothing was checked. To go on as {person.name}, reload the page; to check as the earlier "
+        "person, open the activity again from the LMS as them. One browser holds one person at a "
+        "time: for two at once, use a second browser or a private window"
+    )
 
 
 def sign_in(user: User, context_id: int) -> None:

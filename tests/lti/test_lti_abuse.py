@@ -195,3 +195,42 @@ def test_a_canvas_registration_names_its_grades_host_and_nothing_else_gets_the_t
         "file:///etc/passwd",
     ):
         assert not on_platform(url, origins), url
+
+
+def test_a_second_launch_in_the_same_browser_says_who_is_signed_in_and_how_to_go_on(
+    service: Service, lms: RunningPlatform
+) -> None:
+    link = add_activity(lms, "after_game")
+    browser = Browser()
+    alices_tab = browser.launch(lms, "alice", link)
+    assert "Alice Liddell" in alices_tab.text
+    token = browser.csrf(alices_tab)
+    alice_id = re.search(r'name="signed_in_as" value="(\d+)"', alices_tab.text)
+    assert alice_id
+    browser.launch(lms, "bob", link)  # a second tab, another person: the browser is Bob's now
+    before = _attempts_of(service, int(alice_id.group(1)))
+
+    form = browser.post(  # Alice's tab, without JavaScript
+        f"{service.url}/c/after_game/check",
+        data={"source": RIGHT_SOURCE, "csrf_token": token, "signed_in_as": alice_id.group(1)},
+    )
+    assert form.status_code == 409, form.text[:400]
+    text = html.unescape(form.text)
+    assert "now signed in as Bob Cratchit" in text and "open the activity again from the LMS" in text
+    assert "private window" in text and "stale or forged" not in text
+    script = browser.post(  # Alice's tab, with JavaScript (check.js)
+        f"{service.url}/api/v1/checks",
+        json={"challenge": "after_game", "source": RIGHT_SOURCE},
+        headers={"X-CSRFToken": token, "X-Signed-In-As": alice_id.group(1)},
+    )
+    assert script.status_code == 409 and "now signed in as Bob Cratchit" in script.json()["message"]
+    assert _attempts_of(service, int(alice_id.group(1))) == before  # nothing was checked
+
+
+def _attempts_of(service: Service, user_id: int) -> int:
+    from sqlalchemy import func
+
+    from menace_course.service.db.models import Attempt
+
+    with service.db.reading() as db:
+        return int(db.scalar(select(func.count()).select_from(Attempt).where(Attempt.user_id == user_id)) or 0)
