@@ -317,7 +317,7 @@ def serve(
         rate_limit=rate_limit,
         check_seconds=check_seconds,
         behind_proxy=behind_proxy,
-        **({"trusted_proxies": trusted_proxies} if trusted_proxies else {}),
+        trusted_proxies=trusted_proxies or ServiceConfig.trusted_proxies,
         public_url=public_url.rstrip("/"),
         queue=queue,
         broker_url=broker_url or "",

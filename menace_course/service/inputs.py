@@ -84,7 +84,7 @@ def _parse_json_body() -> None:
         raise _bad(f"the body is not valid JSON ({printable(error, 120)})") from None
     check_json(value)
     # Flask's own cache of the parsed body: the view's get_json() gets this checked value.
-    request._cached_json = (value, value)  # type: ignore[attr-defined]
+    request._cached_json = (value, value)
 
 
 def refuse_malformed() -> None:

@@ -19,8 +19,14 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 #: The default ``--trusted-proxy``: a reverse proxy on this machine.
 LOOPBACK = ("127.0.0.1", "::1")
-FORWARDED = ("HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PORT",
-             "HTTP_X_FORWARDED_PREFIX", "HTTP_FORWARDED")
+FORWARDED = (
+    "HTTP_X_FORWARDED_FOR",
+    "HTTP_X_FORWARDED_PROTO",
+    "HTTP_X_FORWARDED_HOST",
+    "HTTP_X_FORWARDED_PORT",
+    "HTTP_X_FORWARDED_PREFIX",
+    "HTTP_FORWARDED",
+)
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -36,7 +42,9 @@ def parse_proxies(values: Iterable[str]) -> tuple[Network, ...]:
         try:
             found.append(ipaddress.ip_network(value.strip(), strict=False))
         except ValueError:
-            raise ValueError(f"{value!r} is not an IP address or network (like 10.0.0.5 or 10.0.0.0/24)") from None
+            raise ValueError(
+                f"{value!r} is not an IP address or network (like 10.0.0.5 or 10.0.0.0/24)"
+            ) from None
     return tuple(found)
 
 

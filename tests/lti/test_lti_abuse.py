@@ -28,7 +28,9 @@ RIGHT_SOURCE = (REPO / "reference" / "after_game.py").read_text(encoding="utf-8"
 def _form_fields(page: str) -> dict[str, str]:
     return {
         name: html.unescape(value)
-        for name, value in re.findall(r"<input type=['\"]hidden['\"] name=['\"](\w+)['\"] value=['\"]([^'\"]*)['\"]", page)
+        for name, value in re.findall(
+            r"<input type=['\"]hidden['\"] name=['\"](\w+)['\"] value=['\"]([^'\"]*)['\"]", page
+        )
     }
 
 
@@ -172,9 +174,13 @@ def test_a_canvas_registration_names_its_grades_host_and_nothing_else_gets_the_t
     from tests.lti.test_lti_commands import PLATFORM, menace
 
     course = copy_course(tmp_path / "course")
-    done = menace("lti", "add-platform", *PLATFORM, "--grades-origin", "https://school.instructure.com", course=course)
+    done = menace(
+        "lti", "add-platform", *PLATFORM, "--grades-origin", "https://school.instructure.com", course=course
+    )
     assert done.returncode == 0, done.stderr
-    bad = menace("lti", "add-platform", *PLATFORM, "--grades-origin", "http://evil.example.org", course=course)
+    bad = menace(
+        "lti", "add-platform", *PLATFORM, "--grades-origin", "http://evil.example.org", course=course
+    )
     assert bad.returncode == 2 and "--grades-origin 'http://evil.example.org': must use https" in bad.stderr
     db = Database(f"sqlite:///{course / '.menace' / 'service.sqlite3'}")
     try:
@@ -233,4 +239,6 @@ def _attempts_of(service: Service, user_id: int) -> int:
     from menace_course.service.db.models import Attempt
 
     with service.db.reading() as db:
-        return int(db.scalar(select(func.count()).select_from(Attempt).where(Attempt.user_id == user_id)) or 0)
+        return int(
+            db.scalar(select(func.count()).select_from(Attempt).where(Attempt.user_id == user_id)) or 0
+        )

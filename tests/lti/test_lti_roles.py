@@ -31,7 +31,8 @@ TEACHES = [
     pytest.param([LIS + "membership#Administrator"], id="membership#Administrator"),
     pytest.param(["Administrator"], id="simple-name-Administrator"),
     pytest.param(
-        [LIS + "membership#Learner", LIS + "membership#Instructor"], id="learner-and-instructor-of-this-course"
+        [LIS + "membership#Learner", LIS + "membership#Instructor"],
+        id="learner-and-instructor-of-this-course",
     ),
 ]
 LEARNS = [
@@ -51,7 +52,9 @@ LEARNS = [
         [LIS + "membership#Learner", LIS + "institution/person#Instructor", LIS + "system/person#SysAdmin"],
         id="learner-here-staff-elsewhere",
     ),
-    pytest.param([LIS + "membership#Mentor", LIS + "membership#ContentDeveloper"], id="mentor-content-developer"),
+    pytest.param(
+        [LIS + "membership#Mentor", LIS + "membership#ContentDeveloper"], id="mentor-content-developer"
+    ),
     pytest.param(["urn:lti:role:ims/lis/Instructor"], id="lti-1.1-urn-is-not-lti-1.3"),
     pytest.param(["http://example.com/roles#Instructor"], id="unknown-vocabulary"),
     pytest.param([LIS + "membership#Instructors"], id="misspelt"),

@@ -54,7 +54,9 @@ def test_a_full_queue_answers_429_with_retry_after_and_the_checks_in_it_still_co
         assert int(headers["Retry-After"]) >= 1
 
         runner = worker(tmp_path, pg_url, "runner", 1)
-        code, health, _ = until(lambda: (r := request(url + "/healthz", token=METRICS_TOKEN))[0] == 200 and r, 30, what="healthy")
+        code, health, _ = until(
+            lambda: (r := request(url + "/healthz", token=METRICS_TOKEN))[0] == 200 and r, 30, what="healthy"
+        )
         assert health["dispatcher"]["worker_names"] == ["runner"]
         for _, accepted, _ in first:
             until(lambda a=accepted: _status(url, alice, a["id"]) == "done", 60, what="alice's checks")

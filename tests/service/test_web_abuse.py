@@ -40,7 +40,9 @@ def _cookie(client: Any) -> str:
 # -- sessions and sign-in links -------------------------------------------------------------
 
 
-def test_a_copied_session_cookie_stops_working_when_its_owner_signs_out(service_app: Any, client: Any) -> None:
+def test_a_copied_session_cookie_stops_working_when_its_owner_signs_out(
+    service_app: Any, client: Any
+) -> None:
     _, token = add_user(service_app, name="careful")
     _sign_in(client, token)
     stolen = _cookie(client)
@@ -98,8 +100,15 @@ def test_the_access_log_leaves_a_login_code_out_of_the_path_and_the_referer() ->
         "HTTP_REFERER": "https://menace.example.edu/login/mc_secretcode",
         "REMOTE_ADDR": "127.0.0.1",
     }
-    request = SimpleNamespace(headers=[("REFERER", environ["HTTP_REFERER"])], method="GET", uri="/", path="/",
-                              query="", version=(1, 1), peer_addr=("127.0.0.1", 1))
+    request = SimpleNamespace(
+        headers=[("REFERER", environ["HTTP_REFERER"])],
+        method="GET",
+        uri="/",
+        path="/",
+        query="",
+        version=(1, 1),
+        peer_addr=("127.0.0.1", 1),
+    )
     response = SimpleNamespace(status="303 See Other", response_length=0, sent=0, headers=[])
     atoms = logger.atoms(response, request, environ, SimpleNamespace(seconds=0, microseconds=0))
     assert "mc_secretcode" not in repr(atoms)
@@ -133,7 +142,9 @@ MALFORMED_BODIES = [
     pytest.param(b"[" * 100_000 + b"]" * 100_000, id="deep-array"),
     pytest.param(b'{"a":' * 50_000 + b"1" + b"}" * 50_000, id="deep-object"),
     pytest.param(b'{"challenge": "after_game", "source": "\\ud800"}', id="lone-surrogate"),
-    pytest.param(b'{"challenge": "after_game", "filename": "x\\udfff.py", "source": "x"}', id="lone-low-surrogate"),
+    pytest.param(
+        b'{"challenge": "after_game", "filename": "x\\udfff.py", "source": "x"}', id="lone-low-surrogate"
+    ),
     pytest.param(b'{"challenge": "after_game", "source": "x = 1\\u0000"}', id="nul-in-source"),
     pytest.param(b'{"challenge": "after_\\u0000game", "source": "x"}', id="nul-in-challenge"),
     pytest.param(b'{"challenge": "after_game", "source": "x", "n": ' + b"9" * 5000 + b"}", id="huge-integer"),
@@ -218,8 +229,21 @@ def test_a_failure_logs_the_path_with_newlines_and_nuls_escaped(
     assert "\nforged" not in caplog.text and "\x00" not in caplog.text
 
 
-@pytest.mark.parametrize("name", ["../../x.py", "../x.py", "a/b.py", "/etc/x.py", "..\\x.py", "C:\\x.py",
-                                  "x.py\n", ".x.py", "x.py/", "x.txt"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../../x.py",
+        "../x.py",
+        "a/b.py",
+        "/etc/x.py",
+        "..\\x.py",
+        "C:\\x.py",
+        "x.py\n",
+        ".x.py",
+        "x.py/",
+        "x.txt",
+    ],
+)
 def test_a_file_name_that_is_not_plain_is_refused_as_bad_filename(service_app: Any, name: str) -> None:
     _, token = add_user(service_app)
     answer = service_app.test_client().post(
@@ -283,7 +307,10 @@ def test_a_widget_flood_of_fresh_long_logs_is_rate_limited_by_the_games_it_asks_
     codes = []
     for seed in range(10):  # each a new widget: the server must replay every game of the log
         answer = client.post(
-            "/lesson/api/widget", json={"seed": 1000 + seed, "log": log}, headers=headers, environ_base=environ
+            "/lesson/api/widget",
+            json={"seed": 1000 + seed, "log": log},
+            headers=headers,
+            environ_base=environ,
         )
         codes.append(answer.status_code)
         if answer.status_code == 429:
@@ -324,7 +351,9 @@ def test_one_student_runs_one_lesson_program_at_a_time_and_others_still_run(
         client = service_app.test_client()
         _, token = add_user(service_app, name=name)
         _sign_in(client, token)
-        found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/lesson").get_data(as_text=True))
+        found = re.search(
+            r'name="csrf-token" content="([^"]+)"', client.get("/lesson").get_data(as_text=True)
+        )
         assert found
         return client, {"X-CSRFToken": found.group(1)}
 
@@ -332,7 +361,9 @@ def test_one_student_runs_one_lesson_program_at_a_time_and_others_still_run(
     other, other_headers = lesson_browser("patient")
     first: list[Any] = []
     worker = threading.Thread(
-        target=lambda: first.append(hog.post("/lesson/api/run", json={"step": 1, "source": "a"}, headers=hog_headers))
+        target=lambda: first.append(
+            hog.post("/lesson/api/run", json={"step": 1, "source": "a"}, headers=hog_headers)
+        )
     )
     worker.start()
     try:

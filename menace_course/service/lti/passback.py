@@ -263,7 +263,9 @@ def post_score(
     """
     for url in (outcome.lineitem_url, outcome.lineitems_url):
         if url and not on_platform(url, origins):
-            raise LtiException(f"the grade service URL {url[:200]!r} is not on the platform's registered origins")
+            raise LtiException(
+                f"the grade service URL {url[:200]!r} is not on the platform's registered origins"
+            )
     registration = registration_for(outcome.platform, keys)
     connector = TokenCachingConnector(registration, TimeoutSession())
     scopes = list(outcome.scopes or [])
@@ -304,9 +306,8 @@ def post_score(
         ),
     )
     if not on_platform(lineitem.get_id(), origins):
-        raise LtiException(
-            f"the LMS's line item {str(lineitem.get_id())[:200]!r} is not on the platform's registered origins"
-        )
+        made = str(lineitem.get_id())[:200]
+        raise LtiException(f"the LMS's line item {made!r} is not on the platform's registered origins")
     ags.put_grade(grade, lineitem)
     return lineitem.get_id()
 

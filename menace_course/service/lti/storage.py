@@ -127,7 +127,7 @@ class SingleUseNonceSessionService(SessionService):
         self.cookies = cookies
 
     def _bound_key(self, nonce: str, state: str) -> str:
-        return self._get_key("nonce", bound_nonce(nonce, state))
+        return str(self._get_key("nonce", bound_nonce(nonce, state)))
 
     def save_nonce(self, nonce: str) -> None:
         """Remember a nonce the login sent to the platform, with its state, for :data:`NONCE_SECONDS`."""
@@ -140,4 +140,4 @@ class SingleUseNonceSessionService(SessionService):
         state = self.request.get_param("state")
         if not isinstance(state, str) or not state:
             return False
-        return self.data_storage.consume(self._bound_key(nonce, state))
+        return bool(self.data_storage.consume(self._bound_key(nonce, state)))
