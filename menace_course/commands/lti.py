@@ -119,6 +119,14 @@ def tool_config(base_url: str, output_format: str) -> int:
 @click.option(
     "--auth-audience", default=None, help="The token URL's audience, if the LMS says it differs (rare)."
 )
+@click.option(
+    "--grades-origin",
+    "grades_origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Where the LMS serves grades, when not on the hosts above (Canvas cloud: "
+    "https://SCHOOL.instructure.com); repeatable. Grade URLs anywhere else are never sent the token.",
+)
 @course_option
 @db_option
 def add_platform(
@@ -129,6 +137,7 @@ def add_platform(
     auth_token_url: str,
     key_set_url: str,
     auth_audience: str | None,
+    grades_origins: tuple[str, ...],
     course: Path | None,
     db_url: str,
 ) -> int:
@@ -146,11 +155,21 @@ def add_platform(
         key_set_url.strip(),
         auth_audience.strip() if auth_audience else None,
     )
-    if spec.problems():
-        raise UsageError("; ".join(spec.problems()))
+    from menace_course.service.lti.origins import origin_of, set_grades_origins
+    from menace_course.service.lti.registry import url_problem
+
+    problems = spec.problems()
+    for origin in grades_origins:
+        problem = url_problem(origin) or (None if origin_of(origin) else "is not an origin")
+        if problem:
+            problems.append(f"--grades-origin {origin!r}: {problem}")
+    if problems:
+        raise UsageError("; ".join(problems))
     db, state_dir = _open(course, db_url)
     with db.writing() as session:
         added = add_platform(session, spec)
+        if grades_origins:
+            set_grades_origins(session, added.platform, list(grades_origins))
         deployments = [d.deployment_id for d in added.platform.deployments]
     key = KeyStore(keys_folder(state_dir)).current()
     verb = "registered" if added.created else "updated"

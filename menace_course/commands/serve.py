@@ -222,6 +222,14 @@ def _graders(config: ServiceConfig) -> str:
     help="Trust one reverse proxy's X-Forwarded-For/-Proto/-Host (for client addresses and Secure cookies).",
 )
 @click.option(
+    "--trusted-proxy",
+    "trusted_proxies",
+    multiple=True,
+    metavar="ADDRESS",
+    help="With --behind-proxy: an address or network the reverse proxy connects from (repeatable; "
+    "default 127.0.0.1 and ::1). Forwarded headers from any other peer are ignored.",
+)
+@click.option(
     "--public-url",
     default="",
     metavar="URL",
@@ -247,6 +255,7 @@ def serve(
     sandbox: str,
     accept_no_sandbox: bool,
     behind_proxy: bool,
+    trusted_proxies: tuple[str, ...],
     public_url: str,
 ) -> int:
     """Run the course's check service: a web page and a JSON API that check students' files
@@ -275,6 +284,15 @@ def serve(
     from menace_course.service.config import ServiceConfig, default_workers
     from menace_course.service.db.engine import describe
 
+    if trusted_proxies:
+        from menace_course.service.proxy import parse_proxies
+
+        if not behind_proxy:
+            raise UsageError("--trusted-proxy needs --behind-proxy (without it no forwarded header is read)")
+        try:
+            trusted_proxies = tuple(str(network) for network in parse_proxies(trusted_proxies))
+        except ValueError as error:
+            raise UsageError(f"--trusted-proxy {error}") from error
     the_course = service_course(course)
     kind = _sandbox(sandbox, accept_no_sandbox)
     _check_port(host, port)
@@ -299,6 +317,7 @@ def serve(
         rate_limit=rate_limit,
         check_seconds=check_seconds,
         behind_proxy=behind_proxy,
+        trusted_proxies=trusted_proxies or ServiceConfig.trusted_proxies,
         public_url=public_url.rstrip("/"),
         queue=queue,
         broker_url=broker_url or "",

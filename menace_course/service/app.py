@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, g, jsonify, render_template, request, session
 from flask.sessions import SecureCookieSessionInterface
 from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -37,8 +37,9 @@ from menace_course.service.db.models import Setting
 from menace_course.service.db.people import context_for
 from menace_course.service.dispatch import Dispatcher, make_dispatcher
 from menace_course.service.dispatch.base import CheckJob
+from menace_course.service.inputs import printable, refuse_malformed
 from menace_course.service.intake import Rejected
-from menace_course.service.limits import limiter, runs_code, seconds_until_allowed
+from menace_course.service.limits import limiter, runs_code, seconds_until_allowed, widget_limited
 from menace_course.service.state import DatabaseRecorder, ServiceState
 
 log = logging.getLogger("menace.service")
@@ -110,19 +111,43 @@ def _error_response(status: int, code: str, message: str, retry_after: int | Non
             403: "Not allowed",
             404: "Not found",
             405: "Not allowed",
+            409: "Signed in as someone else",
             410: "Gone",
             413: "Too large",
             429: "Too many checks",
             500: "Our fault",
         }
         html = render_template(
-            "error.html", code=status, title=titles.get(status, "Error"), message=message, person=None
+            "error.html", code=status, title=titles.get(status, "Error"), message=message, person=_person()
         )
         response = Response(html, mimetype="text/html")
     response.status_code = status
     if retry_after is not None:
         response.headers["Retry-After"] = str(retry_after)
     return response
+
+
+def _person() -> Any:
+    """Who is signed in, for an error page's top bar (None when unknown or not worked out).
+
+    A signed-in user refused a page (403) sees their name and "Sign out", not "Sign in".
+    """
+    from menace_course.service.auth import who
+
+    found = g.get("menace_who")
+    if found is not None:
+        return found
+    try:
+        return who()
+    except Exception:  # a bad token, or the database is what failed: show no one
+        return None
+
+
+def _signed_in_as_someone_else() -> str | None:
+    """Why a form failed its CSRF check, when it was made for another user (see auth.replaced)."""
+    from menace_course.service.auth import replaced
+
+    return replaced(request.form.get("signed_in_as") if request.method == "POST" else None, _person())
 
 
 def _register_errors(app: Flask) -> None:
@@ -132,7 +157,7 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(AuthError)
     def auth(error: AuthError) -> Response:
-        code = "unauthorized" if error.status == 401 else "forbidden"
+        code = {401: "unauthorized", 409: "signed_in_as_someone_else"}.get(error.status, "forbidden")
         response = _error_response(error.status, code, str(error))
         if error.status == 401 and _wants_json():
             response.headers["WWW-Authenticate"] = 'Bearer realm="menace"'
@@ -140,6 +165,9 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def csrf_failed(error: CSRFError) -> Response:
+        replaced = _signed_in_as_someone_else()
+        if replaced is not None:
+            return _error_response(409, "signed_in_as_someone_else", replaced)
         return _error_response(
             400, "csrf", f"the form was stale or forged ({error.description}); reload the page"
         )
@@ -166,7 +194,7 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def crashed(error: Exception) -> Response:
-        log.error("%s %s failed: %s", request.method, request.path, _where(error))
+        log.error("%s %s failed: %s", printable(request.method), printable(request.path), _where(error))
         return _error_response(
             500, "internal", "the service failed on this request; this is not your mistake"
         )
@@ -183,14 +211,35 @@ def _security_headers(response: Response) -> Response:
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
-    if request.path.startswith("/api/") or "uid" in request.cookies or response.headers.get("Set-Cookie"):
+    if _personal(response):
         response.headers.setdefault("Cache-Control", "no-store")
     return response
+
+
+def _personal(response: Response) -> bool:
+    """May this answer be about someone (so no cache, shared or the browser's, may keep it)?
+
+    Every answer of the APIs; every answer to a request with credentials (the session
+    cookie, whose name is ``SESSION_COOKIE_NAME``, or an Authorization header); every
+    answer that sets a cookie. Static files are the same for everyone.
+    """
+    if request.endpoint is not None and request.endpoint.rsplit(".", 1)[-1] == "static":
+        return False
+    return (
+        request.path.startswith(("/api/", LESSON_API))
+        or current_app.config["SESSION_COOKIE_NAME"] in request.cookies
+        or "Authorization" in request.headers
+        or "Set-Cookie" in response.headers
+        or session.modified  # the session cookie is set after this runs (sign-in, sign-out)
+    )
 
 
 #: Endpoints of other blueprints that run a student's code (in the sandbox): each takes the
 #: same sign-in rule and per-student rate limit as a check (:func:`~.limits.runs_code`).
 RUNS_STUDENT_CODE = ("lesson.run",)
+#: The lesson widget's endpoint: its games run in this process, so it is rate-limited by the
+#: games it asks for (:func:`~.limits.widget_limited`).
+WIDGET = "lesson.widget"
 
 
 def register_blueprints(app: Flask) -> None:
@@ -211,6 +260,8 @@ def register_blueprints(app: Flask) -> None:
     for endpoint in RUNS_STUDENT_CODE:
         if endpoint in app.view_functions:
             app.view_functions[endpoint] = runs_code(app.view_functions[endpoint])
+    if WIDGET in app.view_functions:
+        app.view_functions[WIDGET] = widget_limited(app.view_functions[WIDGET])
 
 
 def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> Flask:
@@ -243,9 +294,10 @@ def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> F
     app.json.sort_keys = False  # type: ignore[attr-defined]  # reports keep the order menace check prints
     app.session_interface = SessionCookies()
     if config.behind_proxy:
-        from werkzeug.middleware.proxy_fix import ProxyFix
+        from menace_course.service.proxy import TrustedProxyFix
 
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1)  # type: ignore[method-assign]
+        app.wsgi_app = TrustedProxyFix(app.wsgi_app, config.trusted_proxies)  # type: ignore[method-assign]
+    app.before_request(refuse_malformed)
     csrf.init_app(app)
     limiter.init_app(app)
     register_blueprints(app)

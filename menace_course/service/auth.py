@@ -7,8 +7,9 @@ Every request gets one :class:`Who`, worked out once (:func:`who`):
   (``menace users link``), or an LTI launch (:func:`sign_in` is the one way in for all);
 - otherwise anonymous, which may check only when the service runs with ``--open``.
 
-A session holds the user's id, their context and the user's ``session_epoch``; revoking
-a user raises the epoch, which ends every session they had. The JSON API takes the
+A session holds the user's id, their context and the user's ``session_epoch``; signing
+out or revoking a user raises the epoch, which ends every session they had (a copied
+cookie included: :func:`sign_out`). The JSON API takes the
 cookie too (the page's script uses it), but then, like every form, only with the CSRF
 token (header ``X-CSRFToken``): a bearer token cannot be sent by another site, a cookie can.
 """
@@ -152,7 +153,30 @@ def check_csrf_for_cookie() -> None:
     try:
         validate_csrf(request.headers.get("X-CSRFToken", ""))
     except (ValidationError, CSRFError) as error:
+        other = replaced(request.headers.get("X-Signed-In-As"), who())
+        if other is not None:
+            raise AuthError(409, other) from error
         raise AuthError(403, f"missing or stale CSRF token (reload the page): {error}") from error
+
+
+def replaced(sent: str | None, person: Who | None) -> str | None:
+    """When a page made for user ``sent`` posts while the browser is signed in as ``person``: why.
+
+    One browser holds one session. A second sign-in in it (most often a second LMS launch,
+    as another person, in another tab) replaces the first, and the first person's tab then
+    sends a form whose CSRF token belongs to the replaced session. This says what happened
+    and how to go on, instead of "stale or forged". Pages send ``signed_in_as`` (a form
+    field, or the header ``X-Signed-In-As`` from the page's script).
+    """
+    if not sent or person is None or not person.signed_in or sent == str(person.user_id):
+        return None
+    return (
+        f"this page was opened by someone else: this browser is now signed in as {person.name}, "
+        "because a later sign-in (or an LMS launch) in this browser replaced the earlier one. "
+        f"Nothing was checked. To go on as {person.name}, reload the page; to check as the earlier "
+        "person, open the activity again from the LMS as them. One browser holds one person at a "
+        "time: for two at once, use a second browser or a private window"
+    )
 
 
 def sign_in(user: User, context_id: int) -> None:
@@ -176,5 +200,18 @@ def remember_anonymous(attempt_id: str) -> None:
 
 
 def sign_out() -> None:
-    """End the browser session."""
+    """End the browser session, on the server too: the user's session epoch moves on.
+
+    A session cookie is signed, not stored, so clearing it in this browser alone would
+    leave a copy of it (taken from the browser, a proxy or a shared computer) working for
+    its 30 days. Raising the epoch ends every session the user had, this one and any copy
+    (and their other browsers: signing out signs out everywhere).
+    """
+    user_id, epoch = session.get("uid"), session.get("epoch")
     session.clear()
+    if not isinstance(user_id, int):
+        return
+    with state().db.writing() as db:
+        user = db.get(User, user_id)
+        if user is not None and user.session_epoch == epoch:
+            user.session_epoch += 1

@@ -58,6 +58,9 @@ class ServiceConfig:
     max_body_bytes: int = 1024 * 1024
     #: Trust one reverse proxy's X-Forwarded-* headers (scheme, host, client address).
     behind_proxy: bool = False
+    #: The addresses (or networks) the reverse proxy connects from: only their forwarded
+    #: headers are believed (``--trusted-proxy``; default a proxy on this machine).
+    trusted_proxies: tuple[str, ...] = ("127.0.0.1", "::1")
     #: The address students use (for login links); empty means the request's own.
     public_url: str = ""
     #: Who runs the checks: ``local`` (this machine's grader processes) or ``procrastinate``

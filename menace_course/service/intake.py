@@ -23,7 +23,7 @@ from menace_course.service.db.models import Attempt
 from menace_course.service.dispatch.base import CheckJob, QueueFull
 from menace_course.service.state import ServiceState
 
-FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,99}\.(py|ipynb)$")
+FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.\-]{0,99}\.(py|ipynb)")
 
 
 class Rejected(Exception):
@@ -51,11 +51,11 @@ def check_challenge(service: ServiceState, slug: str) -> None:
 
 
 def _filename(slug: str, filename: str | None, source: str) -> str:
+    """The name the file is checked under: ``filename`` if it is a plain name, else refused."""
     if not filename:
         looks_like_notebook = source.lstrip().startswith("{") and '"cells"' in source[:100_000]
         return f"{slug}.ipynb" if looks_like_notebook else f"{slug}.py"
-    filename = filename.replace("\\", "/").rsplit("/", 1)[-1]
-    if not FILENAME.match(filename):
+    if not FILENAME.fullmatch(filename):  # no folder part ("../x.py", "a/b.py", "C:\\x.py"), no NUL
         raise Rejected(
             400,
             "bad_filename",

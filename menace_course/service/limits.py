@@ -100,3 +100,34 @@ def runs_code(view: Callable[..., Any]) -> Callable[..., Any]:
 
     limited: Callable[..., Any] = limiter.limit(submission_limit)(guarded)
     return limited
+
+
+#: Requests to the lesson widget's endpoint, per student (per address when anonymous): a
+#: person clicking squares makes one a move.
+WIDGET_REQUESTS = "120 per minute"
+#: Games the widget's endpoint plays (replays included) per student or address: about
+#: 1.5 s of the web process's CPU a minute at most, whatever the requests ask for.
+WIDGET_GAMES = "20000 per minute"
+
+
+def _widget_cost() -> int:
+    from menace_course.service.lesson.widget import cost_of
+
+    try:
+        body = request.get_json(silent=True)
+    except Exception:  # too deep to parse: refused as malformed a moment later (.inputs)
+        body = None
+    return cost_of(body)
+
+
+@functools.cache
+def widget_limited(view: Callable[..., Any]) -> Callable[..., Any]:
+    """The lesson widget's view, held to :data:`WIDGET_REQUESTS` and :data:`WIDGET_GAMES`.
+
+    Its games run in the web process (not the sandbox: they are the server's own engine),
+    so the limit counts the games each request asks for, not just the requests.
+    """
+    limited: Callable[..., Any] = limiter.limit(WIDGET_GAMES, cost=_widget_cost)(
+        limiter.limit(WIDGET_REQUESTS)(view)
+    )
+    return limited

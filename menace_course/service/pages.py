@@ -25,6 +25,7 @@ from flask import (
     redirect,
     render_template,
     request,
+    session,
     url_for,
 )
 from flask.typing import ResponseReturnValue
@@ -46,7 +47,7 @@ from menace_course.service.auth import (
 )
 from menace_course.service.db.attempts import best_scores, class_table, latest, user_attempts
 from menace_course.service.db.models import Attempt, AttemptStatus, User
-from menace_course.service.db.people import peek_login_link, use_login_link, user_by_token
+from menace_course.service.db.people import peek_login_link, role_in, use_login_link, user_by_token
 from menace_course.service.intake import Rejected, accept, feedback
 from menace_course.service.limits import LOGIN_LIMIT, limiter, submission_limit
 from menace_course.service.state import state
@@ -238,26 +239,63 @@ def login() -> ResponseReturnValue:
     return redirect(target, code=303)
 
 
-@pages.route("/login/<code>", methods=["GET", "POST"])
+#: Where a one-time link's code waits in the browser's session between the link and its button.
+LINK_CODE = "login_code"
+
+
+def _no_referrer(response: ResponseReturnValue, status: int | None = None) -> Response:
+    """``response`` with ``Referrer-Policy: no-referrer`` (a login code must never travel on)."""
+    made = current_app.make_response(response)
+    if status is not None:
+        made.status_code = status
+    made.headers["Referrer-Policy"] = "no-referrer"
+    return made
+
+
+def _link_gone() -> Response:
+    page = render_template("login.html", next="/", problem="This sign-in link was used or has expired.")
+    return _no_referrer(page, 410)
+
+
+@pages.get("/login/<code>")
+def login_link(code: str) -> Response:
+    """A one-time sign-in link: keep its code in this browser's session and leave its URL at once.
+
+    The code is in the address only for this one redirect: the page with the button
+    (:func:`login_link_page`) has an address without it, so neither its Referer (to its
+    styles, or to a link on it) nor a history entry holds the code; and every answer says
+    ``Referrer-Policy: no-referrer``. Looking at the link spends nothing (link previews),
+    the button does.
+    """
+    with state().db.reading() as db:
+        user = peek_login_link(db, code)
+    if user is None:
+        return _link_gone()
+    session[LINK_CODE] = code
+    return _no_referrer(redirect(url_for("pages.login_link_page"), code=303))
+
+
+@pages.route("/login/link", methods=["GET", "POST"])
 @limiter.limit(LOGIN_LIMIT, methods=["POST"], key_func=lambda: f"addr:{request.remote_addr}")
-def login_link(code: str) -> ResponseReturnValue:
-    """A one-time sign-in link: a button to press (so that link previews cannot spend it)."""
+def login_link_page() -> Response:
+    """The button that spends the link whose code this browser's session holds (see above)."""
+    code = session.get(LINK_CODE)
+    if not isinstance(code, str):
+        return _link_gone()
     if request.method == "GET":
         with state().db.reading() as db:
             user = peek_login_link(db, code)
         if user is None:
-            return render_template(
-                "login.html", next="/", problem="This sign-in link was used or has expired."
-            ), 410
-        return render_template("login_link.html", name=user.name, code=code)
+            session.pop(LINK_CODE, None)
+            return _link_gone()
+        return _no_referrer(render_template("login_link.html", name=user.name))
     with state().db.writing() as db:
         found: User | None = use_login_link(db, code)
+    session.pop(LINK_CODE, None)
     if found is None:
-        return render_template(
-            "login.html", next="/", problem="This sign-in link was used or has expired."
-        ), 410
+        return _link_gone()
     sign_in(found, state().local_context_id)
-    return redirect(url_for("pages.index"), code=303)
+    return _no_referrer(redirect(url_for("pages.index"), code=303))
 
 
 @pages.post("/logout")
@@ -303,9 +341,10 @@ def student_view(slug: str, user_id: int) -> str:
     challenge = _challenge(slug)
     with state().db.reading() as db:
         student = db.get(User, user_id)
+        member = role_in(db, user_id, person.context_id) is not None
         attempts = user_attempts(db, person.context_id, user_id, slug)
-    if student is None:
-        abort(404, description="no such student")
+    if student is None or not (member or attempts):  # another course's student is no one here
+        abort(404, description="no such student in your course")
     handed_out = {a.id: handed_out_match(state().course, slug, a.source) for a in attempts}
     return render_template(
         "student_attempts.html",
@@ -317,9 +356,32 @@ def student_view(slug: str, user_id: int) -> str:
     )
 
 
+#: The environment variable holding the token a monitoring system sends for the details.
+METRICS_TOKEN_ENV = "MENACE_METRICS_TOKEN"
+
+
+def _may_see_health_details() -> bool:
+    """An instructor (session or token), or ``Authorization: Bearer $MENACE_METRICS_TOKEN``."""
+    import hmac
+    import os
+
+    wanted = os.environ.get(METRICS_TOKEN_ENV, "")
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if wanted and scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), wanted.encode()):
+        return True
+    try:
+        return who().is_instructor
+    except AuthError:
+        return False
+
+
 @pages.get("/healthz")
 def healthz() -> tuple[Response, int]:
-    """Is the service well: the database answers and the dispatcher has live workers."""
+    """Is the service well: the database answers and the dispatcher has live workers.
+
+    Anyone is told ``{"ok": ...}`` (and 200 or 503); the details (the queue's depth, the
+    workers and their hosts) only an instructor or the holder of the metrics token.
+    """
     from sqlalchemy import text
 
     try:
@@ -330,4 +392,7 @@ def healthz() -> tuple[Response, int]:
         database = False
     dispatcher = state().dispatcher.health()
     ok = database and bool(dispatcher.get("ok"))
-    return jsonify({"ok": ok, "database": database, "dispatcher": dispatcher}), 200 if ok else 503
+    status = 200 if ok else 503
+    if not _may_see_health_details():
+        return jsonify({"ok": ok}), status
+    return jsonify({"ok": ok, "database": database, "dispatcher": dispatcher}), status

@@ -26,18 +26,19 @@ from gunicorn.glogging import Logger
 
 from menace_course.service.config import ServiceConfig
 
-_SECRET_PATH = re.compile(r"/login/[^/?\s]+")
+_SECRET_PATH = re.compile(r"/login/(?!link\b)[^/?\s\"]+")
 
 
 class RedactingLogger(Logger):  # type: ignore[misc]
     """gunicorn's logger, with login-link codes cut out of the access log."""
 
     def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
-        """The access log's fields, with ``/login/<code>`` shown as ``/login/…``."""
+        """The access log's fields, with ``/login/<code>`` shown as ``/login/…`` in every one
+        (the request line and path, and the Referer, ``%(f)s`` and ``%({referer}i)s``)."""
         atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
-        for key in ("r", "U"):
-            if isinstance(atoms.get(key), str):
-                atoms[key] = _SECRET_PATH.sub("/login/…", atoms[key])
+        for key, value in atoms.items():
+            if isinstance(value, str) and "/login/" in value:
+                atoms[key] = _SECRET_PATH.sub("/login/…", value)
         return atoms
 
 
@@ -88,7 +89,7 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
             "when_ready": when_ready,
             "worker_exit": worker_exit,
             "limit_request_line": 8190,
-            "forwarded_allow_ips": "127.0.0.1,::1" if config.behind_proxy else "",
+            "forwarded_allow_ips": ",".join(config.trusted_proxies) if config.behind_proxy else "",
         }
         for key, value in settings.items():
             self.cfg.set(key, value)

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from menace_course.service.db.models import Context, Membership, Role, User
 from menace_course.service.lti.models import LtiOutcome, LtiStoreEntry
+from menace_course.service.lti.storage import bound_nonce
 from tests.lti.conftest import Browser, Service, add_activity, check_on_page, outcomes, scores_of, wait_for
 from tests.lti.lms import Link, RunningPlatform
 from tests.support import REPO
@@ -55,7 +56,9 @@ def test_login_stores_a_nonce_and_sends_the_browser_to_the_platform_with_state(
     assert browser.cookies.get(f"lti1p3-{query['state']}") == query["state"]
     with service.db.reading() as db:
         keys = set(db.scalars(select(LtiStoreEntry.key)))
-    assert f"lti1p3-nonce-{query['nonce']}" in keys
+    # The nonce is kept bound to this login's state (so to this browser's state cookie).
+    assert f"lti1p3-nonce-{bound_nonce(query['nonce'], query['state'])}" in keys
+    assert f"lti1p3-nonce-{query['nonce']}" not in keys
 
 
 def test_deep_linking_puts_the_picked_challenge_and_its_maximum_score_in_the_course(

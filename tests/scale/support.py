@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.service.support import CORRECT, request, sandbox_kind
+from tests.service.support import CORRECT, METRICS_TOKEN, request, sandbox_kind
 from tests.support import REPO
 
 #: A right answer that takes about three seconds to load (the loading limit is 5 s): long
@@ -44,6 +44,7 @@ class Proc:
                 stderr=err,
                 cwd=self.folder,
                 start_new_session=True,
+                env={**os.environ, "MENACE_METRICS_TOKEN": METRICS_TOKEN},
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -17,7 +17,7 @@ from menace_course.service.db.people import context_for
 from menace_course.service.dispatch.grading import GRADER_FAILED
 from menace_course.service.dispatch.procrastinate_queue import MAX_RUNS
 from tests.scale.support import SLOW, post, serve, until, worker
-from tests.service.support import CORRECT, menace, request
+from tests.service.support import CORRECT, METRICS_TOKEN, menace, request
 from tests.support import REPO
 
 pytestmark = pytest.mark.slow
@@ -41,7 +41,7 @@ def test_a_full_queue_answers_429_with_retry_after_and_the_checks_in_it_still_co
     web, url = serve(tmp_path, pg_url, "--max-queue", "2", "--per-student", "2")
     runner = None
     try:
-        code, health, _ = request(url + "/healthz")
+        code, health, _ = request(url + "/healthz", token=METRICS_TOKEN)
         assert code == 503 and health["dispatcher"]["workers"] == 0 and health["dispatcher"]["queue"]
 
         alice, bob = _token(pg_url, "alice"), _token(pg_url, "bob")
@@ -54,7 +54,9 @@ def test_a_full_queue_answers_429_with_retry_after_and_the_checks_in_it_still_co
         assert int(headers["Retry-After"]) >= 1
 
         runner = worker(tmp_path, pg_url, "runner", 1)
-        code, health, _ = until(lambda: (r := request(url + "/healthz"))[0] == 200 and r, 30, what="healthy")
+        code, health, _ = until(
+            lambda: (r := request(url + "/healthz", token=METRICS_TOKEN))[0] == 200 and r, 30, what="healthy"
+        )
         assert health["dispatcher"]["worker_names"] == ["runner"]
         for _, accepted, _ in first:
             until(lambda a=accepted: _status(url, alice, a["id"]) == "done", 60, what="alice's checks")

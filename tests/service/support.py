@@ -112,6 +112,10 @@ def menace(
     )
 
 
+#: The metrics token a LiveService runs with: ``/healthz`` gives its details to its holder.
+METRICS_TOKEN = "mc_test_metrics_token"
+
+
 class LiveService:
     """A real ``menace serve`` process on 127.0.0.1 and a free port; its output kept in files."""
 
@@ -132,7 +136,10 @@ class LiveService:
         argv += ["--course", str(self.course), "--workers", "1", *self.options]
         if sandbox_kind() == "process":
             argv += ["--sandbox", "process", "--i-accept-no-sandbox"]
-        self.process = subprocess.Popen(argv, stdout=out, stderr=err, cwd=self.folder, start_new_session=True)
+        env = {**os.environ, "MENACE_METRICS_TOKEN": METRICS_TOKEN}
+        self.process = subprocess.Popen(
+            argv, stdout=out, stderr=err, cwd=self.folder, start_new_session=True, env=env
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             text = (self.folder / f"serve-{self.runs}.out").read_text(errors="replace")

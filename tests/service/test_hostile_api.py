@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.check.test_hostile_corpus import hostile_files, run_check, slug_of
-from tests.service.support import CORRECT, LiveService, menace, request
+from tests.service.support import CORRECT, METRICS_TOKEN, LiveService, menace, request
 from tests.support import REPO
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
@@ -101,7 +101,7 @@ def test_the_hostile_corpus_gets_the_same_verdicts_and_spares_the_bystander(
             remote = dict(zip([n for n, _, _ in corpus], pool.map(through_api, corpus), strict=True))
         stop.set()
         watcher.join(timeout=60)
-        status, health, _ = request(live.url + "/healthz")
+        status, health, _ = request(live.url + "/healthz", token=METRICS_TOKEN)
     finally:
         stop.set()
         live.stop()

@@ -107,16 +107,17 @@ def test_a_login_link_works_once_and_only_when_its_button_is_pressed(service_app
         user = local_user(session, "linked")
         assert user is not None
         code = new_login_link(session, user)
-    shown = client.get(f"/login/{code}")
+    opened = client.get(f"/login/{code}")
+    assert opened.status_code == 303 and opened.headers["Location"] == "/login/link"
+    shown = client.get("/login/link")
     assert shown.status_code == 200 and "Sign in as linked" in shown.get_data(as_text=True)
-    assert client.get(f"/login/{code}").status_code == 200  # looking at it (a link preview) spends nothing
-    pressed = client.post(f"/login/{code}", data={"csrf_token": _csrf(shown.get_data(as_text=True))})
+    assert client.get(f"/login/{code}").status_code == 303  # looking at it (a link preview) spends nothing
+    pressed = client.post("/login/link", data={"csrf_token": _csrf(shown.get_data(as_text=True))})
     assert pressed.status_code == 303
     assert "linked" in client.get("/").get_data(as_text=True)
     other = service_app.test_client()
-    page = other.get("/login").get_data(as_text=True)
-    assert other.post(f"/login/{code}", data={"csrf_token": _csrf(page)}).status_code == 410
     assert other.get(f"/login/{code}").status_code == 410
+    assert other.get("/login/link").status_code == 410  # no link opened in this browser
 
 
 def test_revoking_a_user_ends_their_browser_session(service_app: Any, client: Any) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.service.support import BUGGY, CORRECT, LiveService, menace, request
+from tests.service.support import BUGGY, CORRECT, METRICS_TOKEN, LiveService, menace, request
 
 pytestmark = pytest.mark.slow
 
@@ -78,7 +78,7 @@ def test_menace_check_server_explains_a_missing_token_and_an_unreachable_service
 
 
 def test_the_service_answers_health_pages_and_the_api_over_real_http(live: LiveService, db_url: str) -> None:
-    status, health, _ = request(live.url + "/healthz")
+    status, health, _ = request(live.url + "/healthz", token=METRICS_TOKEN)
     assert status == 200 and health["ok"] and health["database"] and health["dispatcher"]["workers"] == 1
     status, page, headers = request(live.url + "/c/after_game")
     assert status == 200

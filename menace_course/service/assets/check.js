@@ -56,10 +56,11 @@
   async function send(form, status) {
     const source = form.querySelector("textarea[name=source]").value;
     const csrf = form.querySelector("input[name=csrf_token]").value;
+    const signedInAs = form.querySelector("input[name=signed_in_as]").value;
     let response = await fetch(form.dataset.api + "?wait=20&format=html", {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, "X-Signed-In-As": signedInAs },
       body: JSON.stringify({ challenge: form.dataset.challenge, filename: form.dataset.filename, source: source }),
     });
     let check = await response.json();

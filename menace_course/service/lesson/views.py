@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +32,15 @@ from menace_course.errors import CourseError, MenaceError
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
 from menace_course.service.lesson.programs import Busy, run_program
-from menace_course.service.lesson.widget import MAX_SEED, BadRequest, WidgetCache, parse_action, parse_log
+from menace_course.service.lesson.widget import (
+    MAX_GAMES,
+    MAX_SEED,
+    BadRequest,
+    WidgetCache,
+    games_in,
+    parse_action,
+    parse_log,
+)
 
 __all__ = ["CHALLENGES", "blueprint"]
 
@@ -175,6 +186,8 @@ def widget() -> Response:
     try:
         log = parse_log(data.get("log", []))
         action = parse_action(data["action"]) if data.get("action") is not None else None
+        if action is not None and games_in([*log, action]) > MAX_GAMES:
+            raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
         state = _cache.get(seed, log)
         game = state.apply(action) if action is not None else None
     except BadRequest as error:
@@ -192,16 +205,56 @@ def widget() -> Response:
     return jsonify(answer)
 
 
+#: Who has a program running now (a user id, else an address): one run each at a time, so no
+#: one student holds the process's program slots (:data:`~.programs.CONCURRENT`).
+_running: set[str] = set()
+_running_lock = threading.Lock()
+
+
+def _runner_key() -> str:
+    if _service() is None:
+        return f"addr:{request.remote_addr}"
+    from menace_course.service.limits import rate_key
+
+    return rate_key()
+
+
+@contextmanager
+def _one_run_each(key: str) -> Iterator[bool]:
+    """True (and the key held until the block ends) when ``key`` has no other program running."""
+    with _running_lock:
+        if key in _running:
+            yield False
+            return
+        _running.add(key)
+    try:
+        yield True
+    finally:
+        with _running_lock:
+            _running.discard(key)
+
+
+def _busy(message: str) -> Response:
+    response = _bad(message, 429)
+    response.headers["Retry-After"] = "5"
+    return response
+
+
 @blueprint.post("/lesson/api/run")
 def run() -> Response:
-    """Run a Step program (as shown, or as the student changed it) in the sandbox."""
+    """Run a Step program (as shown, or as the student changed it) in the sandbox.
+
+    One program at a time per student (or address): a second while the first runs is
+    refused at once with 429, so the process's few slots are shared between students.
+    """
     data = request.get_json(silent=True)
     if not isinstance(data, dict) or not isinstance(data.get("source"), str):
         return _bad("send a JSON object: {step, source}")
-    try:
-        result = run_program(data["source"], _sandbox())
-    except Busy as busy:
-        response = _bad(f"{busy}", 429)
-        response.headers["Retry-After"] = "5"
-        return response
+    with _one_run_each(_runner_key()) as mine:
+        if not mine:
+            return _busy("your last program is still running: wait for it to finish")
+        try:
+            result = run_program(data["source"], _sandbox())
+        except Busy as busy:
+            return _busy(f"{busy}")
     return jsonify(result.as_json())

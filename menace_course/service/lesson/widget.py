@@ -41,14 +41,18 @@ __all__ = [
     "HumanGame",
     "Widget",
     "WidgetCache",
+    "cost_of",
+    "games_in",
     "parse_action",
     "parse_log",
 ]
 
 #: The players MENACE can learn against (besides a person).
 OPPONENTS = {"perfect": perfect_move, "random": random_move}
-#: Most games one widget may play in all (bounds the cost of replaying its log).
-MAX_GAMES = 20_000
+#: Most games one widget may play in all: this bounds the work one request can ask for
+#: (replaying a log of this many games costs about a third of a second of CPU). The page
+#: plays 1 or 100 games a press; "a few hundred games" is what the lesson asks for.
+MAX_GAMES = 5000
 #: Most games one press may play.
 MAX_AT_ONCE = 1000
 #: Most entries in a log.
@@ -119,8 +123,7 @@ def parse_log(data: object) -> list[Action]:
     if len(data) > MAX_LOG:
         raise BadRequest(f"log is too long (at most {MAX_LOG} entries): press Start")
     actions = [parse_action(entry) for entry in data]
-    games = sum(a.count if isinstance(a, Games) else 1 for a in actions)
-    if games > MAX_GAMES:
+    if games_in(actions) > MAX_GAMES:
         raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
     return actions
 
@@ -318,6 +321,27 @@ def _game_view(
 def _key(seed: int, log: Sequence[Action]) -> str:
     entries = [action.entry() for action in log]
     return hashlib.sha256(json.dumps([seed, entries], separators=(",", ":")).encode()).hexdigest()
+
+
+def games_in(log: Sequence[Action]) -> int:
+    """How many games ``log`` plays (a game against a person counts as one)."""
+    return sum(a.count if isinstance(a, Games) else 1 for a in log)
+
+
+def cost_of(data: object) -> int:
+    """The games a widget request's body may make the server play, before it is checked.
+
+    What the rate limit of the widget's endpoint counts: the games of its log (all
+    replayed unless the widget is cached) and of its action; a body that does not
+    parse counts 1 (it is refused a moment later).
+    """
+    if not isinstance(data, Mapping):
+        return 1
+    total = 1
+    for entry in [*(data.get("log") or [] if isinstance(data.get("log"), list) else []), data.get("action")]:
+        count = entry.get("count") if isinstance(entry, Mapping) else None
+        total += min(count, MAX_GAMES) if type(count) is int and count > 0 else 1
+    return min(total, 2 * MAX_GAMES)
 
 
 class WidgetCache:

@@ -8,10 +8,17 @@ functions see its claims. They read:
 - **which course**: ``Context(issuer, "<client id>/<deployment id>/<context id>")``. The
   LTI spec makes a context id unique only within its deployment, and Canvas cloud shares one
   issuer between schools, so the key names all three: two courses never share a context;
-- **as what**: instructor for ``Instructor``, ``TeachingAssistant`` or ``Administrator`` in
-  the course (an institution-wide role counts only when the launch names no course role,
-  so a professor enrolled as a student in someone else's course is a student there);
-  learner otherwise;
+- **as what**: :func:`role_of` reads the roles claim exactly as LTI 1.3 (§5.3.7, Appendix
+  A.2) and the LIS vocabulary define it. Only *context* (membership) roles count, and they
+  are the roles in the launch's own context: ``membership#Instructor`` or
+  ``membership#Administrator``, or a sub-role of either
+  (``membership/Instructor#TeachingAssistant``), or the simple names ``Instructor`` and
+  ``Administrator`` that the spec allows for context roles, make an instructor. A sub-role
+  belongs to its principal role: ``membership/Learner#Instructor`` (a student who
+  helps teach) is a learner. Institution and system roles (``institution/person#Instructor``,
+  ``system/person#Administrator``) say who someone is at the school, not in this course,
+  and never grant course rights; unknown roles grant nothing; a launch without a context
+  makes nobody an instructor. Everyone else is a learner;
 - **for what**: the challenge, from the link's custom parameter ``challenge`` (what deep
   linking puts there) or a target link URI ending in ``/c/<slug>``.
 """
@@ -21,13 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
-
-from pylti1p3.roles import (
-    AbstractRole,
-    RoleType,
-    TeacherRole,
-    TeachingAssistantRole,
-)
 
 from menace_course.service.db.models import Role
 
@@ -41,26 +41,48 @@ class LaunchRefused(Exception):
     """A launch that verified but cannot be used (no user, a bad ``azp``): say why, in a page."""
 
 
-class _AdministratorRole(AbstractRole):
-    """Administrator anywhere (system or institution): an instructor only without a course role."""
+#: The LIS context (membership) role vocabulary: ``membership#Role`` and ``membership/Role#Sub``.
+MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+#: The context roles, and their sub-roles, that may teach (see the module's docstring).
+TEACHING_ROLES = frozenset({"Instructor", "Administrator"})
+#: The principal context roles of LTI 1.3 Appendix A.2.3 (the only simple names the spec allows).
+CONTEXT_ROLES = frozenset(
+    {"Administrator", "ContentDeveloper", "Instructor", "Learner", "Mentor", "Manager", "Member", "Officer"}
+)
 
-    _system_roles = ("Administrator", "SysAdmin")
-    _institution_roles = ("Administrator",)
-    _context_roles = ("Administrator",)
+
+def context_role(uri: object) -> str | None:
+    """The principal context role a roles-claim entry names, or None (not a context role).
+
+    ``membership#Instructor`` and the simple name ``Instructor`` name Instructor;
+    ``membership/Instructor#TeachingAssistant`` names Instructor too (a sub-role belongs
+    to its principal role), and ``membership/Learner#Instructor`` names Learner.
+    Institution, system and unknown roles name none.
+    """
+    if not isinstance(uri, str):
+        return None
+    if uri in CONTEXT_ROLES:
+        return uri
+    if uri.startswith(MEMBERSHIP + "#"):
+        name = uri[len(MEMBERSHIP) + 1 :]
+        return name if name in CONTEXT_ROLES else None
+    if uri.startswith(MEMBERSHIP + "/"):
+        principal, hash_, sub = uri[len(MEMBERSHIP) + 1 :].partition("#")
+        return principal if hash_ and sub and principal in CONTEXT_ROLES else None
+    return None
 
 
 def role_of(claims: dict[str, Any]) -> Role:
-    """Instructor for the staff roles the issue names; learner for everyone else."""
-    for kind in (TeacherRole, TeachingAssistantRole, _AdministratorRole):
-        if kind(claims).check():
-            return Role.INSTRUCTOR
+    """Instructor when a context role of the launch's own course teaches; learner otherwise."""
+    context = claims.get(CLAIM + "context")
+    if not isinstance(context, dict) or not context.get("id"):
+        return Role.LEARNER  # membership roles belong to a context: without one they grant nothing
+    roles = claims.get(CLAIM + "roles")
+    if not isinstance(roles, list):
+        return Role.LEARNER
+    if any(context_role(uri) in TEACHING_ROLES for uri in roles):
+        return Role.INSTRUCTOR
     return Role.LEARNER
-
-
-def has_context_role(claims: dict[str, Any]) -> bool:
-    """True when the roles claim names a course (membership) role."""
-    parser = TeacherRole(claims)  # type: ignore[no-untyped-call]
-    return any(parser.parse_role_str(r)[1] == RoleType.CONTEXT for r in claims.get(CLAIM + "roles", []))
 
 
 def check_azp(claims: dict[str, Any], client_id: str) -> None:

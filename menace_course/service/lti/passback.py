@@ -40,7 +40,8 @@ from sqlalchemy.orm import Session
 from menace_course.service.db.engine import Database
 from menace_course.service.db.models import Attempt, AttemptStatus, now
 from menace_course.service.lti.keys import KeyStore
-from menace_course.service.lti.models import LtiOutcome
+from menace_course.service.lti.models import LtiOutcome, LtiPlatform
+from menace_course.service.lti.origins import on_platform, registered_origins
 from menace_course.service.lti.toolconf import registration_for
 
 log = logging.getLogger("menace.lti.passback")
@@ -70,7 +71,12 @@ def remember_launch(
     challenge: str,
     ags: dict[str, Any] | None,
 ) -> LtiOutcome:
-    """Write where this student's score for this link goes (from the launch's AGS claim)."""
+    """Write where this student's score for this link goes (from the launch's AGS claim).
+
+    Only grade service URLs on the platform's registered origins are kept (:mod:`.origins`).
+    """
+    platform = session.get(LtiPlatform, platform_id)
+    origins = registered_origins(session, platform) if platform is not None else set()
     outcome = session.scalar(
         select(LtiOutcome).where(
             LtiOutcome.user_id == user_id,
@@ -89,19 +95,35 @@ def remember_launch(
         )
         session.add(outcome)
     claim = ags or {}
-    lineitem = claim.get("lineitem")
+    lineitem, lineitems = (_on_platform(claim.get(k), origins) for k in ("lineitem", "lineitems"))
     if lineitem or outcome.challenge != challenge:
         outcome.lineitem_url = lineitem  # a made line item is kept unless the LMS names one
     outcome.platform_id = platform_id
     outcome.deployment_id = deployment_id
     outcome.challenge = challenge
-    outcome.lineitems_url = claim.get("lineitems")
+    outcome.lineitems_url = lineitems
     outcome.scopes = [s for s in claim.get("scope", []) if isinstance(s, str)]
     session.flush()
     if _has_score(session, outcome) and outcome.sent == 0 and outcome.wanted == 0:
         # Checked before (say, outside the LMS) and never sent: the gradebook gets it now.
         outcome.wanted, outcome.next_try_at = 1, now()
     return outcome
+
+
+def _on_platform(url: object, origins: set[str]) -> str | None:
+    """``url`` if it is a string on one of ``origins``; else None, and a warning in the log."""
+    if not isinstance(url, str) or not url:
+        return None
+    if on_platform(url, origins):
+        return url
+    log.warning(
+        "a launch named the grade service URL %.200r, not on the platform's registered origins (%s): "
+        "ignored; if the LMS serves grades there, register it with "
+        "'menace lti add-platform ... --grades-origin ORIGIN'",
+        url,
+        ", ".join(sorted(origins)),
+    )
+    return None
 
 
 def resend(session: Session, outcome_id: int, context_id: int) -> bool:
@@ -229,13 +251,21 @@ class Challenge:
 
 
 def post_score(
-    outcome: LtiOutcome, score: Score, challenge: Challenge, keys: KeyStore, sub: str
+    outcome: LtiOutcome, score: Score, challenge: Challenge, keys: KeyStore, sub: str, origins: set[str]
 ) -> str | None:
     """Post one score with pylti1p3; returns the line item URL used when the tool made one.
+
+    Only to URLs on ``origins`` (the platform's, :mod:`.origins`): the access token goes
+    nowhere else.
 
     Raises:
         LtiException, requests.RequestException: the LMS did not take it.
     """
+    for url in (outcome.lineitem_url, outcome.lineitems_url):
+        if url and not on_platform(url, origins):
+            raise LtiException(
+                f"the grade service URL {url[:200]!r} is not on the platform's registered origins"
+            )
     registration = registration_for(outcome.platform, keys)
     connector = TokenCachingConnector(registration, TimeoutSession())
     scopes = list(outcome.scopes or [])
@@ -275,6 +305,9 @@ def post_score(
             item.get("resourceLinkId") == outcome.resource_link_id and item.get("tag") == tag
         ),
     )
+    if not on_platform(lineitem.get_id(), origins):
+        made = str(lineitem.get_id())[:200]
+        raise LtiException(f"the LMS's line item {made!r} is not on the platform's registered origins")
     ags.put_grade(grade, lineitem)
     return lineitem.get_id()
 
@@ -326,6 +359,7 @@ def send_one(
         if outcome is None or not outcome.due:
             return 0
         _ = outcome.platform, outcome.user  # load them before the session closes
+        origins = registered_origins(session, outcome.platform)
         wanted = outcome.wanted
         problem: str | None = None
         try:
@@ -340,7 +374,7 @@ def send_one(
     if problem is not None:
         log.warning("challenge %s cannot be read (%s); sending the best score", outcome.challenge, problem)
     try:
-        made = post_score(outcome, score, challenge, keys, outcome.user.subject)
+        made = post_score(outcome, score, challenge, keys, outcome.user.subject, origins)
     except (LtiException, requests.RequestException, ValueError, KeyError) as error:
         TokenCachingConnector.forget()
         tries = outcome.tries + 1

@@ -10,15 +10,23 @@ the nonce is still "there". So the tool plugs in two of pylti1p3's extension poi
   launch checks it: one ``DELETE`` that succeeds for exactly one request. A replayed launch,
   even seconds later with the same cookies, finds no nonce and is refused.
 
-Browser binding stays pylti1p3's: the ``state`` the login put in a cookie must come back
-with the launch.
+- the nonce is *bound to the browser* that started the login: it is kept under a key
+  naming the login's ``state`` too (:class:`StateCookieService` tells the session service
+  which state the login just put in its cookie), and the launch finds it only under the
+  ``state`` it brings, which pylti1p3 has checked against this browser's state cookie.
+  Without this, a nonce was good with any state: an attacker's own unspent id_token, posted
+  from a victim's browser with the state of a login the attacker made that browser start,
+  signed the victim in as the attacker (login CSRF), and the victim's work went to them.
 """
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 from typing import Any
 
+from pylti1p3.contrib.flask.cookie import FlaskCookieService
+from pylti1p3.exception import SessionException
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.session import SessionService
 from sqlalchemy import delete, select
@@ -87,15 +95,49 @@ class DbLaunchDataStorage(LaunchDataStorage[Any]):
             return bool(getattr(done, "rowcount", 0))
 
 
+def bound_nonce(nonce: str, state: str) -> str:
+    """The name a nonce is kept under: it and its login's state, hashed (a fixed length)."""
+    return hashlib.sha256(f"{nonce}\x00{state}".encode()).hexdigest()
+
+
+class StateCookieService(FlaskCookieService):
+    """pylti1p3's cookie service, remembering the login's state it sets (for the nonce's key)."""
+
+    def __init__(self, request: Any) -> None:
+        """Cookies of ``request``'s response; no state set yet."""
+        super().__init__(request)  # type: ignore[no-untyped-call]
+        self.state: str | None = None
+
+    def set_cookie(self, name: str, value: Any, exp: int | None = 3600) -> None:
+        """Set a cookie; a login's ``state-...`` cookie is remembered as :attr:`state`."""
+        super().set_cookie(name, value, exp)  # type: ignore[no-untyped-call]
+        if name.startswith("state-"):
+            self.state = str(value)
+
+
 class SingleUseNonceSessionService(SessionService):
-    """pylti1p3's session service, with nonces that expire soon and work only once."""
+    """pylti1p3's session service, with nonces bound to their login's state, short-lived, single-use."""
 
     data_storage: DbLaunchDataStorage
 
+    def __init__(self, request: Any, cookies: StateCookieService) -> None:
+        """The session service of ``request``; ``cookies`` says which state a login sets."""
+        super().__init__(request)
+        self.request = request
+        self.cookies = cookies
+
+    def _bound_key(self, nonce: str, state: str) -> str:
+        return str(self._get_key("nonce", bound_nonce(nonce, state)))
+
     def save_nonce(self, nonce: str) -> None:
-        """Remember a nonce the login sent to the platform, for :data:`NONCE_SECONDS`."""
-        self.data_storage.set_value(self._get_key("nonce", nonce), True, exp=NONCE_SECONDS)
+        """Remember a nonce the login sent to the platform, with its state, for :data:`NONCE_SECONDS`."""
+        if self.cookies.state is None:
+            raise SessionException("a nonce was made before its login's state cookie")
+        self.data_storage.set_value(self._bound_key(nonce, self.cookies.state), True, exp=NONCE_SECONDS)
 
     def check_nonce(self, nonce: str) -> bool:
-        """Spend the nonce: True the first time it comes back, False ever after."""
-        return self.data_storage.consume(self._get_key("nonce", nonce))
+        """Spend the nonce: True the first time it comes back with its own login's state."""
+        state = self.request.get_param("state")
+        if not isinstance(state, str) or not state:
+            return False
+        return bool(self.data_storage.consume(self._bound_key(nonce, state)))

@@ -136,6 +136,7 @@ The tool's address: {urls.base}
       --auth-login-url https://sso.canvaslms.com/api/lti/authorize_redirect
       --auth-token-url https://sso.canvaslms.com/login/oauth2/token
       --key-set-url https://sso.canvaslms.com/api/lti/security/jwks
+      --grades-origin https://SCHOOL.instructure.com   (where its grades are)
   Moodle at https://moodle.example.edu: issuer https://moodle.example.edu,
       --auth-login-url https://moodle.example.edu/mod/lti/auth.php
       --auth-token-url https://moodle.example.edu/mod/lti/token.php

@@ -29,7 +29,6 @@ from urllib.parse import urlparse
 import jwt
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from flask.blueprints import BlueprintSetupState
-from pylti1p3.contrib.flask.cookie import FlaskCookieService
 from pylti1p3.contrib.flask.message_launch import FlaskMessageLaunch
 from pylti1p3.contrib.flask.oidc_login import FlaskOIDCLogin
 from pylti1p3.contrib.flask.request import FlaskRequest
@@ -46,7 +45,7 @@ from menace_course.service.lti import passback
 from menace_course.service.lti.launch import DEEP_LINKING, RESOURCE_LINK, LaunchFacts, LaunchRefused, facts_of
 from menace_course.service.lti.models import LtiOutcome, LtiPlatform
 from menace_course.service.lti.runtime import lti_state
-from menace_course.service.lti.storage import SingleUseNonceSessionService
+from menace_course.service.lti.storage import SingleUseNonceSessionService, StateCookieService
 from menace_course.service.state import state
 
 lti = Blueprint("lti", __name__, url_prefix="/lti", template_folder="templates", static_folder="static")
@@ -107,9 +106,10 @@ def _launch_url() -> str:
 
 def _services(req: FlaskRequest) -> dict[str, Any]:
     parts = lti_state()
+    cookies = StateCookieService(req)
     return {
-        "session_service": SingleUseNonceSessionService(req),
-        "cookie_service": FlaskCookieService(req),  # type: ignore[no-untyped-call]
+        "session_service": SingleUseNonceSessionService(req, cookies),
+        "cookie_service": cookies,
         "launch_data_storage": parts.storage,
     }
 
