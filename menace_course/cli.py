@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import click
 
-from menace_course import __version__
+from menace_course import __version__, extras
 from menace_course.errors import MenaceError
 
 #: command name -> (module, attribute, one-line help shown by ``menace --help``)
@@ -47,18 +47,37 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "warm": ("menace_course.commands.warm", "warm", "See or stop the warm checker that speeds up checks."),
 }
 
+#: command name -> the extras it cannot run without (see :mod:`menace_course.extras`). A
+#: command whose extra is missing is left out of ``--help`` (a line says what to install)
+#: and answers, whatever its arguments, with that line and exit 2.
+COMMAND_EXTRAS: dict[str, tuple[str, ...]] = {
+    "grade": ("grader", "plots"),
+    "validate": ("grader",),
+    "serve": ("service",),
+    "users": ("service",),
+    "lti": ("service",),
+    "worker": ("service",),
+}
+
 
 class LazyGroup(click.Group):
     """A click group that imports a subcommand's module only when that subcommand runs."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        """Name every command whose module exists, in a stable order."""
-        return [name for name in COMMANDS if _module_exists(COMMANDS[name][0])]
+        """Name every command that can run here (its module and extras installed), in a stable order."""
+        return [name for name in _known_commands() if not _missing_extras(name)]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """Import and return the command, or None for an unknown name."""
-        if cmd_name not in COMMANDS or not _module_exists(COMMANDS[cmd_name][0]):
+        """Import and return the command, or None for an unknown name.
+
+        A command whose extra is not installed is not imported: a stand-in answers for it
+        with one line that says what to install (exit 2), ``--help`` included.
+        """
+        if cmd_name not in _known_commands():
             return None
+        absent = _missing_extras(cmd_name)
+        if absent:
+            return _needs_extras(cmd_name, absent)
         module_name, attribute, _ = COMMANDS[cmd_name]
         command = getattr(importlib.import_module(module_name), attribute)
         assert isinstance(command, click.Command)
@@ -74,7 +93,7 @@ class LazyGroup(click.Group):
         """
         name = args[0] if args else ""
         if args and not name.startswith("-") and self.get_command(ctx, name) is None:
-            known = self.list_commands(ctx)
+            known = _known_commands()
             close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
             if close:
                 hint = f"Did you mean {' or '.join(repr(c) for c in close)}?"
@@ -89,14 +108,96 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+        hidden: dict[tuple[str, ...], list[str]] = {}
+        for name in _known_commands():
+            absent = _missing_extras(name)
+            if absent:
+                hidden.setdefault(absent, []).append(name)
+        if hidden:
+            with formatter.section("Not installed here"):
+                formatter.write_dl(
+                    [(", ".join(names), f"install {_install_name(need)}") for need, names in hidden.items()]
+                )
 
 
 def _module_exists(module_name: str) -> bool:
     return importlib.util.find_spec(module_name) is not None
 
 
+def _known_commands() -> list[str]:
+    """Every command whose module is in this copy of the package."""
+    return [name for name in COMMANDS if _module_exists(COMMANDS[name][0])]
+
+
+def _missing_extras(name: str) -> tuple[str, ...]:
+    """The extras command ``name`` needs that are not installed here."""
+    return tuple(extra for extra in COMMAND_EXTRAS.get(name, ()) if extras.missing(extra) is not None)
+
+
+def _install_name(absent: tuple[str, ...]) -> str:
+    return f"menace-course[{','.join(absent)}]"
+
+
+def _needs_extras(name: str, absent: tuple[str, ...]) -> click.Command:
+    """A stand-in for command ``name``: it takes any arguments and says what to install."""
+
+    def refuse() -> None:
+        modules = tuple(extras.missing(extra) or extra for extra in absent)
+        raise extras.MissingExtra(absent, f"menace {name}", modules)
+
+    return click.Command(
+        name,
+        callback=refuse,
+        help=f"{COMMANDS[name][2]} (Needs {_install_name(absent)}.)",
+        add_help_option=False,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )
+
+
+#: What the local part of an installed bundle's version (``0.1.0+kit``) says it is.
+BUNDLES = {
+    "kit": "a student kit: the public course; hidden checks run when your instructor grades",
+    "gradescope": "a Gradescope autograder: one challenge, its hidden tests inside",
+}
+
+
+def version_text() -> str:
+    """What ``menace --version`` prints: the installed version, and what kind of install it is.
+
+    An installed kit's version is ``0.1.0+kit`` (its wheel's name says so too); the line
+    says it is a kit, so a student's copy is never mistaken for the instructor's.
+    """
+    import importlib.metadata
+
+    try:
+        installed = importlib.metadata.version("menace-course")
+    except importlib.metadata.PackageNotFoundError:
+        installed = __version__
+    # A checkout run without installing it (or with a stale install) reports its own version.
+    version = installed if installed.partition("+")[0] == __version__ else __version__
+    label = version.partition("+")[2]
+    text = f"menace {version}"
+    if label in BUNDLES:
+        text += f" ({BUNDLES[label]})"
+    return f"{text}\nPython {sys.version.split()[0]}"
+
+
+def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(version_text())
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="menace")
+@click.option(
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_show_version,
+    help="Show the version (and whether this is a student kit) and exit.",
+)
 def cli() -> None:
     """MENACE course: exercises for "Can Matchboxes Learn to Play?".
 
@@ -116,8 +217,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     Commands return their exit code instead of exiting, so that they stay testable
     and this is the one place where the process ends.
     """
+    args = list(argv) if argv is not None else None
     try:
-        result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+        result = cli.main(args=args, standalone_mode=False)
     except MenaceError as error:
         click.echo(f"menace: {error}", err=True)
         sys.exit(error.exit_code)
@@ -129,5 +231,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(2 if isinstance(error, click.UsageError) else error.exit_code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
+    except ModuleNotFoundError as error:
+        # An optional part that a command imports late (a picture's matplotlib, say).
+        module = (error.name or "").partition(".")[0]
+        extra = extras.extra_of(module)
+        if extra is None:
+            raise
+        words = [arg for arg in (sys.argv[1:] if args is None else args) if not arg.startswith("-")]
+        command = " ".join(["menace", *words[:1]])
+        click.echo(f"menace: {extras.MissingExtra((extra,), command, (module,))}", err=True)
+        sys.exit(2)
     # Commands return their exit code (0 done, 1 the submission did not pass).
     sys.exit(result if isinstance(result, int) else 0)

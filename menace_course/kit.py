@@ -30,6 +30,7 @@ from menace_course.catalog import Challenge
 from menace_course.checking.suite import HIDDEN_MANIFEST, Suite, collect, manifest_entries
 from menace_course.course import Course
 from menace_course.errors import CourseError, UsageError
+from menace_course.extras import MissingExtra
 
 #: What a student is told to do with the kit (written next to the wheel).
 INSTRUCTIONS = """\
@@ -97,6 +98,8 @@ def collect_suite(course: Course, challenge: Challenge) -> Suite:
     """Collect a challenge's tests, turning a broken hidden test file into a :class:`CourseError`."""
     try:
         return collect(course, challenge)
+    except MissingExtra:
+        raise  # (hypothesis is not installed: the message says what to install)
     except Exception as error:  # an author's test file may raise anything while importing
         raise CourseError(
             f"the hidden tests of {challenge.slug} could not be loaded "

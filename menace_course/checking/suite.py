@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from menace_course import __version__
+from menace_course import __version__, extras
 from menace_course.catalog import Challenge, Example
 from menace_course.checking.compare import clone
 from menace_course.checking.importing import import_file
@@ -342,6 +342,8 @@ def collect(course: Course, challenge: Challenge) -> Suite:
     hidden_not_run: tuple[str, ...] = ()
     hidden_files: list[Path] = []
     if hidden_folder.is_dir():
+        # Hidden tests are hypothesis tests: without it, one line says what to install.
+        extras.require("grader", f"running the hidden tests of {challenge.slug}")
         hidden_files = sorted(hidden_folder.glob("*.py"))
         store = ExampleStore(_hash_files([*hidden_files, course.reference_dir / f"{challenge.slug}.py"]))
         with course_references(course.reference_dir):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from menace_course import extras
 from menace_course.errors import UsageError
 from menace_course.lesson.experiments.progress import progress_bar
 
@@ -155,6 +156,8 @@ def rewards(
 
     if picture is not None and picture.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise UsageError(f"--picture {picture}: the name must end in .png, .svg or .pdf")
+    if picture is not None:  # before the runs, not after them
+        extras.require("plots", "menace experiment rewards --picture")
     triples = tuple(_triple(text) for text in rewards) or experiment_module.TRIPLES
     player = perfect_move if opponent == "perfect" else random_move
     with progress_bar(runs * len(triples), "runs") as tick:

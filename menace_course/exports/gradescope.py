@@ -7,7 +7,8 @@ The zip holds::
 
     setup.sh                 apt-get: python3 (3.11 or newer) and bubblewrap; a venv; pip installs
     run_autograder           grades /autograder/submission with menace_course.autograders.gradescope
-    requirements.txt         this package's dependencies (pin them here if you wish)
+    requirements.txt         this package's dependencies and hypothesis, each pinned exactly
+    constraints.txt          the exact versions of all they need (constraints/grading.txt)
     menace_course-<v>+gradescope-py3-none-any.whl
                              this package with ONE challenge inside: its text, examples,
                              hidden tests, reference and the feedback templates
@@ -37,6 +38,7 @@ from menace_course.errors import UsageError
 from menace_course.exports import counted
 from menace_course.exports.gradescope_results import VISIBILITIES
 from menace_course.kit import collect_suite, public_files
+from menace_course.pins import autograder_requirements, constraints_path
 
 #: ``reference("after_game")`` or ``reference_module("noughts")`` in a hidden test file.
 _REFERENCE_CALL = re.compile(r"""reference(?:_module)?\(\s*["'](\w+)["']\s*\)""")
@@ -220,7 +222,8 @@ def build_autograder(
             _add(archive, "setup.sh", SETUP_SH.format(slug=slug, wheel=wheel.name).encode(), executable=True)
             script = RUN_AUTOGRADER.format(slug=slug, hidden=hidden, sandbox=sandbox)
             _add(archive, "run_autograder", script.encode(), executable=True)
-            _add(archive, "requirements.txt", ("\n".join(dependencies()) + "\n").encode())
+            _add(archive, "requirements.txt", autograder_requirements(dependencies()).encode())
+            _add(archive, "constraints.txt", constraints_path().read_bytes())
             _add(archive, wheel.name, wheel.read_bytes())
     return Autograder(
         zip_path=out,

@@ -97,7 +97,7 @@ def test_zip_has_the_scripts_at_its_root_and_the_challenge_private_parts_in_its_
         names = set(archive.namelist())
         modes = {i.filename: i.external_attr >> 16 for i in archive.infolist()}
         wheel_name = next(n for n in names if n.endswith(".whl"))
-        assert names == {"setup.sh", "run_autograder", "requirements.txt", wheel_name}
+        assert names == {"setup.sh", "run_autograder", "requirements.txt", "constraints.txt", wheel_name}
         assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
         with archive.open(wheel_name) as raw, zipfile.ZipFile(raw) as wheel:
             inside = wheel.namelist()
@@ -109,6 +109,20 @@ def test_zip_has_the_scripts_at_its_root_and_the_challenge_private_parts_in_its_
         n for n in inside if n.startswith(course) and "after_game" not in n and "feedback_templates" not in n
     ]
     assert others == [], "the autograder holds only the exported challenge"
+
+
+def test_zip_installs_the_grading_environments_exact_versions_hypothesis_among_them(autograder):
+    with zipfile.ZipFile(autograder) as archive:
+        requirements = archive.read("requirements.txt").decode().splitlines()
+        constraints = archive.read("constraints.txt").decode()
+    assert constraints == (REPO / "constraints" / "grading.txt").read_text(encoding="utf-8")
+    pinned = dict(line.split("==") for line in constraints.splitlines() if "==" in line)
+    assert "-c constraints.txt" in requirements
+    assert f"hypothesis=={pinned['hypothesis']}" in requirements
+    assert f"click=={pinned['click']}" in requirements
+    wanted = [line for line in requirements if line and not line.startswith(("#", "-c"))]
+    assert all("==" in line for line in wanted), "every requirement is exact"
+    assert not [line for line in wanted if line.startswith(("matplotlib", "flask", "pytest"))]
 
 
 @pytest.mark.slow
