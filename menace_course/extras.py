@@ -38,7 +38,6 @@ EXTRAS: dict[str, tuple[str, ...]] = {
         "marshmallow",
         "gunicorn",
         "psycopg",
-        "psycopg_pool",
         "procrastinate",
         "pylti1p3",
         "requests",

@@ -204,6 +204,7 @@ class SubmissionReport:
     seconds: float = 0.0
     suite_hash: str = ""
     version: str = ""
+    hypothesis_version: str = ""  #: the hypothesis that ran the hidden tests ("" when none ran)
     schema: int = SCHEMA_VERSION
     student: str | None = None
     #: Signs of tampering with the grader: the report is then never a pass ("needs review").

@@ -40,11 +40,12 @@ from menace_course.checking.loader import Source, read_bytes, read_submission
 from menace_course.checking.notebook import cell_notes, in_cells, with_notes
 from menace_course.checking.problems import function_problem, load_problem, skipped
 from menace_course.checking.proxy import SubmissionProxy
+from menace_course.checking.replay import hypothesis_version
 from menace_course.checking.runner import run_cases
 from menace_course.checking.suite import Suite
 from menace_course.errors import MenaceError
 from menace_course.limits import Limits
-from menace_course.models import Finding, LoadProblem, SandboxKind, Status, SubmissionReport, TestResult
+from menace_course.models import Finding, Kind, LoadProblem, SandboxKind, Status, SubmissionReport, TestResult
 from menace_course.sandbox.outcomes import SandboxFailure
 from menace_course.sandbox.scan import findings
 from menace_course.sandbox.worker import Worker
@@ -271,6 +272,13 @@ def _name_of(submission: Submission) -> Path:
     return Path(submission.name)
 
 
+def _hypothesis_stamp(suite: Suite) -> str:
+    """The hypothesis version, when hidden tests (hypothesis tests) are part of the suite."""
+    if all(case.kind is Kind.EXAMPLE for case in suite.cases):
+        return ""
+    return hypothesis_version()
+
+
 def _report(
     suite: Suite,
     source: Source,
@@ -300,6 +308,7 @@ def _report(
         seconds=round(time.monotonic() - started, 3),
         suite_hash=suite.suite_hash,
         version=__version__,
+        hypothesis_version=_hypothesis_stamp(suite),
         student=student,
     )
     # A notebook's lines are named by cell (cell 3, line 2), not by line of the joined code.
