@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from menace_course.commands.options import course_option, sandbox_option
+from menace_course.commands.options import complete_slugs, course_option, sandbox_option
 from menace_course.course import BUNDLED_COURSE, Course, find_course
 from menace_course.errors import UsageError
 
@@ -58,7 +58,7 @@ def new(slug: str, course: Path | None) -> int:
 
 
 @click.command()
-@click.argument("slugs", metavar="[SLUG]...", nargs=-1)
+@click.argument("slugs", metavar="[SLUG]...", nargs=-1, shell_complete=complete_slugs)
 @click.option(
     "--format",
     "output_format",

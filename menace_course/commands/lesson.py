@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from menace_course.commands.options import complete_slugs
 from menace_course.course import BUNDLED_COURSE, find_course
 from menace_course.errors import CourseError, UnknownChallenge, UsageError
 from menace_course.lesson import pixels
@@ -164,8 +165,14 @@ def write_files(files: Mapping[str, str], folder: Path, force: bool) -> list[str
     return written
 
 
+def _complete_start(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion for ``menace start``: the challenges, then step1 to step4."""
+    steps = [f"step{number}" for number in sorted(STEPS) if f"step{number}".startswith(incomplete)]
+    return complete_slugs(ctx, param, incomplete) + steps
+
+
 @click.command()
-@click.argument("slug")
+@click.argument("slug", shell_complete=_complete_start)
 @click.option("--force", is_flag=True, help="Replace files that are already here.")
 @_COURSE_OPTION
 def start(slug: str, force: bool, course_dir: Path | None) -> int:

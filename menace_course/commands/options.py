@@ -33,9 +33,30 @@ results_option = click.option(
 )
 
 
+def complete_slugs(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion (README, "Shell completion"): the course's challenges that start so.
+
+    The course is the one the command would use: ``--course`` if it is already typed, else
+    the one found from here upwards, else the installed kit's. Completion never fails
+    loudly: with no course to be found, it offers nothing.
+    """
+    from menace_course import catalog
+    from menace_course.course import find_course
+    from menace_course.errors import MenaceError
+
+    folder = ctx.params.get("course") or ctx.params.get("course_dir")
+    try:
+        slugs = catalog.list_slugs(find_course(folder if isinstance(folder, Path) else None))
+    except (MenaceError, OSError):
+        return []
+    return [slug for slug in slugs if slug.startswith(incomplete)]
+
+
 def challenge_option(help: str, *, required: bool = True) -> Callable[[F], F]:
-    """``--challenge SLUG``, passed to the command as ``slug``."""
-    return click.option("--challenge", "slug", required=required, metavar="SLUG", help=help)
+    """``--challenge SLUG``, passed to the command as ``slug`` (the shell completes the slugs)."""
+    return click.option(
+        "--challenge", "slug", required=required, metavar="SLUG", help=help, shell_complete=complete_slugs
+    )
 
 
 #: What ``--sandbox bwrap|process`` means, for the commands that refuse to run unsandboxed silently.

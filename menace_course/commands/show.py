@@ -15,13 +15,13 @@ from pathlib import Path
 import click
 
 from menace_course import catalog
-from menace_course.commands.options import course_option
+from menace_course.commands.options import complete_slugs, course_option
 from menace_course.course import find_course
 from menace_course.errors import CourseError
 
 
 @click.command()
-@click.argument("slug")
+@click.argument("slug", shell_complete=complete_slugs)
 @click.option(
     "--markdown",
     "as_markdown",
