@@ -178,6 +178,7 @@ def test_exports_hold_exports_only():
                 "menace_course.grading",
                 "menace_course.kit",
                 "menace_course.bundle",
+                "menace_course.pins",
                 *LEAVES,
             ),
         )
