@@ -3,8 +3,8 @@
 Every place that grades (the Gradescope autograder, the check service, CI) installs the
 same versions of everything the grader imports, hypothesis above all: it decides which
 inputs a property test tries, so another version could give another grade. The file is
-written by ``constraints/regenerate.py``; a checkout reads it from ``constraints/``, an
-installed wheel from inside the package (``[tool.hatch.build.targets.wheel.force-include]``).
+written by ``constraints/regenerate.py``; an installed wheel has it inside the package
+(``[tool.hatch.build.targets.wheel.force-include]``), a checkout in ``constraints/``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 from menace_course.errors import CourseError
 
 _PACKAGE = Path(__file__).resolve().parent
-#: Where the file is: in a checkout (and an editable install), then inside an installed wheel.
-PLACES = (_PACKAGE.parent / "constraints" / "grading.txt", _PACKAGE / "constraints" / "grading.txt")
+#: Where the file is: inside an installed wheel, else in a checkout (and an editable install).
+PLACES = (_PACKAGE / "constraints" / "grading.txt", _PACKAGE.parent / "constraints" / "grading.txt")
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)\s*$")
 
 
@@ -29,7 +29,7 @@ def constraints_path() -> Path:
     for path in PLACES:
         if path.is_file():
             return path
-    raise CourseError(f"the grading constraints are missing ({PLACES[0]}); reinstall menace-course")
+    raise CourseError(f"the grading constraints are missing ({PLACES[1]}); reinstall menace-course")
 
 
 def canonical(name: str) -> str:
