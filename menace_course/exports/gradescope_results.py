@@ -155,6 +155,7 @@ def results_json(
         "extra_data": {
             "menace": {
                 "version": report.version,
+                "hypothesis_version": report.hypothesis_version,
                 "suite_hash": report.suite_hash,
                 "status": report.status.value,
                 "sandbox": report.sandbox,

@@ -130,6 +130,8 @@ def test_buggy_submission_gets_per_test_results_that_follow_the_spec(installed_r
     results = run_autograder(installed_root, {"after_game.py": NO_FLOOR_DRAW_TWO})
     validate(results)
     assert results["extra_data"]["menace"]["sandbox"] == ("bwrap" if bwrap_works() else "process")
+    pinned = (REPO / "constraints" / "grading.txt").read_text(encoding="utf-8")
+    assert f"hypothesis=={results['extra_data']['menace']['hypothesis_version']}\n" in pinned
     tests = results["tests"]
     assert [t["number"] for t in tests] == [str(i) for i in range(1, len(tests) + 1)]
     assert results["score"] == sum(t["score"] for t in tests) < sum(t["max_score"] for t in tests)
