@@ -73,7 +73,7 @@ class LazyGroup(click.Group):
         A command whose extra is not installed is not imported: a stand-in answers for it
         with one line that says what to install (exit 2), ``--help`` included.
         """
-        if cmd_name not in _known_commands():
+        if cmd_name not in COMMANDS or not _module_exists(COMMANDS[cmd_name][0]):
             return None
         absent = _missing_extras(cmd_name)
         if absent:
