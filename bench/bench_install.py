@@ -81,7 +81,8 @@ def install(python: str, requirement: str, scratch: Path) -> tuple[float, int, i
         text=True,
     ).stdout.split()
     shutil.rmtree(venv)
-    return seconds, after - before, whole, len(listed)
+    installed = [line for line in listed if not line.startswith(("pip==", "setuptools=="))]
+    return seconds, after - before, whole, len(installed)
 
 
 def main() -> None:
