@@ -44,8 +44,11 @@ class ServiceConfig:
     sandbox: SandboxKind = "bwrap"
     #: Checks waiting for a grader before new ones get 429.
     max_queue: int = 200
-    #: Checks one student may have waiting or running at once.
+    #: Checks one student (or, anonymous, one address) may have waiting or running at once.
     per_user_queued: int = 3
+    #: Checks all anonymous visitors (``open``) together may have waiting or running: they
+    #: share one lane of the fair dispatcher, and this bounds it.
+    open_queue: int = 50
     #: Flask-Limiter syntax; applies per student (per address when anonymous).
     rate_limit: str = "30 per minute"
     #: Wall clock for one check in a grader process, start to report. Beyond it the grader

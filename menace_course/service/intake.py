@@ -2,15 +2,26 @@
 
 :func:`accept` is the only place an attempt is created. In order: the challenge must
 exist, the file name must be a plain ``.py`` or ``.ipynb`` name, the text must fit the
-size the loader accepts, the student must not have too many checks waiting, and the
-queue must have room. Only then is the attempt stored (committed) and queued, so an
-acknowledged attempt is never lost, and a refused one leaves nothing behind.
+size the loader accepts, the dispatcher must have room, and then, counted in the same
+database transaction that stores the attempt (:func:`~.db.attempts.admit_attempt`), the
+student must not have ``--per-student`` checks waiting, nor the service ``--max-queue``
+(a plain reading before, only so that a student over their own limit is told so rather
+than that the queue is full, decides nothing). Only then is the attempt committed and
+queued, so an acknowledged attempt is never lost, and a refused one leaves nothing behind.
+
+Anonymous checks (``--open``) are counted per address (the address itself is not
+stored, only a hash of it), and all of them together may hold at most
+:attr:`~.config.ServiceConfig.open_queue` places: fifty addresses cannot crowd out the
+students who signed in.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
+
+from flask import has_request_context, request
 
 from menace_course import catalog
 from menace_course.checking.loader import MAX_BYTES
@@ -18,7 +29,7 @@ from menace_course.errors import UnknownChallenge
 from menace_course.feedback import Format, render
 from menace_course.models import SubmissionReport
 from menace_course.service.auth import Who
-from menace_course.service.db.attempts import store_attempt, waiting_for
+from menace_course.service.db.attempts import Limits, OverLimit, admit_attempt, waiting_in
 from menace_course.service.db.models import Attempt
 from menace_course.service.dispatch.base import CheckJob, QueueFull
 from menace_course.service.state import ServiceState
@@ -77,31 +88,63 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
         raise Rejected(
             413, "too_large", f"the file is {size // 1024} KB; the limit is {MAX_BYTES // 1024} KB"
         )
-    if person.user_id is not None:
-        with service.db.reading() as db:
-            waiting = waiting_for(db, person.user_id)
-        if waiting >= service.config.per_user_queued:
-            raise Rejected(
-                429,
-                "too_many_waiting",
-                f"you have {waiting} checks waiting already; wait for them to finish",
-                retry_after=2,
-            )
+    config = service.config
+    limits = Limits(
+        per_lane=config.per_user_queued,
+        queue=config.max_queue,
+        shared=None if person.user_id is not None else config.open_queue,
+    )
+    where = lane(person)
+    with service.db.reading() as db:  # only to say the student's own limit first, not to enforce it
+        waiting = waiting_in(db, where)
+    if waiting >= limits.per_lane:
+        raise _refusal(OverLimit("lane", waiting, limits.per_lane))
     try:
         with service.dispatcher.accepting() as enqueue:
             with service.db.writing() as db:
-                attempt = store_attempt(
+                admitted = admit_attempt(
                     db,
+                    lane=where,
+                    limits=limits,
                     context_id=person.context_id,
                     user_id=person.user_id,
                     challenge=slug,
                     filename=name,
                     source=source,
                 )
-            enqueue(CheckJob.of(attempt))
+            enqueue(CheckJob.of(admitted.attempt, admitted.ahead))
     except QueueFull as full:
         raise Rejected(429, "queue_full", str(full), retry_after=full.retry_after) from full
-    return attempt
+    except OverLimit as over:
+        raise _refusal(over) from over
+    return admitted.attempt
+
+
+def lane(person: Who) -> str:
+    """Whose limit a submission counts against: the user, else (anonymous) a hash of the address."""
+    if person.user_id is not None:
+        return f"user:{person.user_id}"
+    address = (request.remote_addr if has_request_context() else None) or "?"
+    return "addr:" + hashlib.sha256(address.encode("utf-8", "replace")).hexdigest()[:32]
+
+
+def _refusal(over: OverLimit) -> Rejected:
+    if over.which == "lane":
+        return Rejected(
+            429,
+            "too_many_waiting",
+            f"you have {over.waiting} checks waiting already; wait for them to finish",
+            retry_after=2,
+        )
+    if over.which == "shared":
+        return Rejected(
+            429,
+            "queue_full",
+            f"{over.waiting} checks without a sign-in are waiting, the most this service takes; "
+            "sign in, or try again shortly",
+            retry_after=5,
+        )
+    return Rejected(429, "queue_full", "the check queue is full; try again shortly", retry_after=5)
 
 
 def feedback(service: ServiceState, report: dict[str, Any], format: Format) -> str:

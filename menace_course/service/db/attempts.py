@@ -2,7 +2,7 @@
 
 The life of an attempt, and who writes each step::
 
-    store_attempt   the web process, before it answers 202      status queued
+    admit_attempt   the web process, before it answers 202      status queued
     mark_running    whoever runs it (may happen again after a crash) status running, runs + 1
     record_result   whoever finished it                          status done, report
 
@@ -10,6 +10,14 @@ The life of an attempt, and who writes each step::
 UPDATE, so a check that ran twice (a grader killed after finishing, then re-run) is
 recorded once; its return value says whether this call was the one that recorded it, so
 side effects (an LMS score passback, say) happen once too.
+
+:func:`admit_attempt` is how an attempt is created: it counts the checks already waiting
+(the student's lane, all anonymous checks together, the whole service) and stores the new
+one in the same transaction, holding a lock that makes every other admission wait for the
+commit, so no two requests can both see "2 of 3" and both get in. On SQLite that lock is
+the write lock ``BEGIN IMMEDIATE`` takes (:mod:`~menace_course.service.db.engine`); on
+PostgreSQL a transaction-scoped advisory lock (:data:`ADMISSION_LOCK`). The admission is a
+few milliseconds of work, so making them queue costs nothing a student would notice.
 """
 
 from __future__ import annotations
@@ -20,10 +28,95 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from menace_course.service.db.models import Attempt, AttemptStatus, User, now
+
+#: The PostgreSQL advisory lock (a 64-bit key) each admission holds until its transaction ends.
+ADMISSION_LOCK = 0x6D656E6163653232
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How many unfinished checks (queued or running) may exist when a new one is admitted."""
+
+    per_lane: int  #: in the submitter's own lane (one student, or one anonymous address)
+    queue: int  #: in the whole service
+    shared: int | None = None  #: all anonymous checks together (None: the submitter is signed in)
+
+
+class OverLimit(Exception):
+    """An admission refused: ``which`` limit (``lane``, ``shared`` or ``queue``) is reached."""
+
+    def __init__(self, which: str, waiting: int, limit: int) -> None:
+        """Say which limit, and how full it is."""
+        super().__init__(f"{which}: {waiting} of {limit} waiting")
+        self.which = which
+        self.waiting = waiting
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A stored attempt, and how many checks of its lane were waiting before it (its turn)."""
+
+    attempt: Attempt
+    ahead: int
+
+
+def _unfinished(session: Session, *where: Any) -> int:
+    counted = session.scalar(
+        select(func.count()).select_from(Attempt).where(Attempt.status != AttemptStatus.DONE, *where)
+    )
+    return int(counted or 0)
+
+
+def _hold_admission_lock(session: Session) -> None:
+    """Make concurrent admissions take turns until this transaction ends (see the module's docstring)."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADMISSION_LOCK})
+    # SQLite: the writing session began with BEGIN IMMEDIATE, which holds the write lock already.
+
+
+def admit_attempt(
+    session: Session,
+    *,
+    lane: str,
+    limits: Limits,
+    context_id: int,
+    user_id: int | None,
+    challenge: str,
+    filename: str,
+    source: str,
+) -> Admitted:
+    """Count what waits and store the new attempt, atomically (in a :meth:`Database.writing` session).
+
+    Raises:
+        OverLimit: the lane, the anonymous checks together, or the whole queue is full;
+            nothing is stored.
+    """
+    _hold_admission_lock(session)
+    ahead = in_lane = _unfinished(session, Attempt.lane == lane)
+    if in_lane >= limits.per_lane:
+        raise OverLimit("lane", in_lane, limits.per_lane)
+    if limits.shared is not None:
+        ahead = shared = _unfinished(session, Attempt.user_id.is_(None))
+        if shared >= limits.shared:
+            raise OverLimit("shared", shared, limits.shared)
+    total = _unfinished(session)
+    if total >= limits.queue:
+        raise OverLimit("queue", total, limits.queue)
+    attempt = store_attempt(
+        session,
+        context_id=context_id,
+        user_id=user_id,
+        challenge=challenge,
+        filename=filename,
+        source=source,
+        lane=lane,
+    )
+    return Admitted(attempt, ahead)
 
 
 def store_attempt(
@@ -34,8 +127,9 @@ def store_attempt(
     challenge: str,
     filename: str,
     source: str,
+    lane: str | None = None,
 ) -> Attempt:
-    """Add a queued attempt (the caller's transaction commits it before answering)."""
+    """Add a queued attempt, counting no limit (the caller's transaction commits it before answering)."""
     attempt = Attempt(
         id=str(uuid.uuid4()),
         user_id=user_id,
@@ -47,6 +141,7 @@ def store_attempt(
         created_at=now(),
         status=AttemptStatus.QUEUED,
         runs=0,
+        lane=lane,
     )
     session.add(attempt)
     session.flush()
@@ -88,16 +183,14 @@ def unfinished(session: Session) -> list[Attempt]:
     )
 
 
+def waiting_in(session: Session, lane: str) -> int:
+    """How many of the lane's attempts are queued or running (a reading, not an admission)."""
+    return _unfinished(session, Attempt.lane == lane)
+
+
 def waiting_for(session: Session, user_id: int) -> int:
     """How many of the user's attempts are queued or running."""
-    return int(
-        session.scalar(
-            select(func.count())
-            .select_from(Attempt)
-            .where(Attempt.user_id == user_id, Attempt.status != AttemptStatus.DONE)
-        )
-        or 0
-    )
+    return _unfinished(session, Attempt.user_id == user_id)
 
 
 def latest(session: Session, context_id: int, user_id: int, challenge: str, limit: int = 20) -> list[Attempt]:

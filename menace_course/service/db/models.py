@@ -172,6 +172,7 @@ class Attempt(Base):
     __table_args__ = (
         Index("ix_attempts_class", "context_id", "challenge", "user_id", "created_at"),
         Index("ix_attempts_status", "status"),
+        Index("ix_attempts_lane", "lane", "status"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)  #: a UUID4, as text
@@ -190,6 +191,9 @@ class Attempt(Base):
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     score: Mapped[float | None] = mapped_column(Float, default=None)
     max_score: Mapped[float | None] = mapped_column(Float, default=None)
+    #: Whose turn it waits for: ``user:ID``, or ``addr:HASH`` for an anonymous address
+    #: (what the per-student limit counts; see :mod:`~menace_course.service.db.attempts`).
+    lane: Mapped[str | None] = mapped_column(String(80), default=None)
 
     user: Mapped[User | None] = relationship()
     context: Mapped[Context] = relationship()

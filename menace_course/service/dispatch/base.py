@@ -31,20 +31,35 @@ from typing import Any, Protocol
 
 from menace_course.service.db.models import Attempt
 
+#: The one lane every anonymous check (``--open``) waits in, whatever its address: together
+#: they get the turns of one student, however many addresses send them.
+ANONYMOUS_LANE = "anonymous"
+
+
+def lane_of(attempt: Attempt) -> str:
+    """The lane a dispatcher serves the attempt in: its student's, or the anonymous one."""
+    return f"user:{attempt.user_id}" if attempt.user_id is not None else ANONYMOUS_LANE
+
 
 @dataclass(frozen=True)
 class CheckJob:
-    """What a grader needs to check one attempt, as plain data (it crosses processes)."""
+    """What a grader needs to check one attempt, as plain data (it crosses processes).
+
+    ``lane`` and ``ahead`` are for the dispatcher's fair share (graders ignore them): whose
+    turn the check waits for, and how many of that lane's checks were waiting before it.
+    """
 
     attempt_id: str
     challenge: str
     filename: str
     source: str
+    lane: str = ""
+    ahead: int = 0
 
     @classmethod
-    def of(cls, attempt: Attempt) -> CheckJob:
+    def of(cls, attempt: Attempt, ahead: int = 0) -> CheckJob:
         """The job of a stored attempt."""
-        return cls(attempt.id, attempt.challenge, attempt.filename, attempt.source)
+        return cls(attempt.id, attempt.challenge, attempt.filename, attempt.source, lane_of(attempt), ahead)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for a pipe or a task queue."""
@@ -54,7 +69,12 @@ class CheckJob:
     def from_dict(cls, data: dict[str, Any]) -> CheckJob:
         """Read :meth:`to_dict`'s output back."""
         return cls(
-            str(data["attempt_id"]), str(data["challenge"]), str(data["filename"]), str(data["source"])
+            str(data["attempt_id"]),
+            str(data["challenge"]),
+            str(data["filename"]),
+            str(data["source"]),
+            str(data.get("lane", "")),
+            int(data.get("ahead", 0)),
         )
 
 

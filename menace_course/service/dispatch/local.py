@@ -1,6 +1,6 @@
 """The embedded dispatcher: an in-memory queue and a pool of warm grader processes.
 
-    web threads ──accepting()/enqueue──▶ queue ──▶ N slots, one thread and one grader process each
+    web threads ──accepting()/enqueue──▶ fair queue ──▶ N slots, one thread and one grader process each
                                                       │ job over a pipe, report back
                                                       ▼
                                         Recorder.started / Recorder.finished (the database)
@@ -12,6 +12,8 @@ killed and replaced. A job whose grader died is tried once more on a fresh proce
 that dies too, or the time ran out, the attempt is recorded with a grader error (never
 the student's fault). The queue is bounded at admission (:meth:`LocalPool.accepting`):
 accepted attempts always find a place, and recovery after a crash bypasses the bound.
+The queue is a :class:`~.fair.FairQueue`: a free slot takes the oldest check of the
+student served least recently, so one student's flood never holds the graders for long.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import queue
 import socket
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from typing import Any
 from menace_course.checking.pipeline import GRADER_FAILED
 from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport
 from menace_course.service.dispatch.base import CheckJob, Enqueue, QueueFull, Recorder
+from menace_course.service.dispatch.fair import FairQueue
 
 log = logging.getLogger("menace.service.dispatch")
 #: Seconds a new grader process may take to import the course's tests.
@@ -149,7 +151,7 @@ class LocalPool:
         self.sandbox: SandboxKind = sandbox
         self.check_seconds = check_seconds
         self.max_queue = max_queue
-        self._jobs: queue.Queue[CheckJob | None] = queue.Queue()
+        self._jobs = FairQueue()
         self._lock = threading.Lock()
         self._pending = 0  #: accepted (or reserved) and not yet finished
         self._events: dict[str, threading.Event] = {}
@@ -228,8 +230,7 @@ class LocalPool:
     def stop(self) -> None:
         """End the slots and the grader processes; queued checks stay in the database."""
         self._stopping.set()
-        for _ in self._threads:
-            self._jobs.put(None)
+        self._jobs.close()
         for grader in self._graders:
             if grader is not None:
                 grader.stop()

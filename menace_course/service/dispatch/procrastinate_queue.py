@@ -156,10 +156,18 @@ def _lock(attempt_id: str) -> str:
     return f"check:{attempt_id}"
 
 
-def defer_check(app: procrastinate.App, attempt_id: str) -> None:
-    """Queue the check of a stored attempt (at most one waiting job per attempt)."""
+def defer_check(app: procrastinate.App, attempt_id: str, ahead: int = 0) -> None:
+    """Queue the check of a stored attempt (at most one waiting job per attempt).
+
+    ``ahead`` is how many checks of the same lane were waiting before it: workers take
+    higher priorities first (then the oldest), and the priority is ``-ahead``, so a
+    student's first waiting check goes before anyone's second or third, the fair share of
+    the local pool's turns (:mod:`.fair`) as near as a priority gets.
+    """
     try:
-        app.configure_task(CHECK_TASK, queueing_lock=_lock(attempt_id)).defer(attempt_id=attempt_id)
+        app.configure_task(CHECK_TASK, queueing_lock=_lock(attempt_id), priority=-ahead).defer(
+            attempt_id=attempt_id
+        )
     except queue_errors.AlreadyEnqueued:
         pass  # its job is waiting already
 

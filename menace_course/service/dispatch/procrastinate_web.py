@@ -6,12 +6,15 @@ never starts a grader. For each check it stores the attempt (committed), then de
 rest (:mod:`.procrastinate_queue`).
 
 Admission (HTTP 429 with Retry-After) is decided on the whole service's queue, not this
-process's: the number of attempts accepted and not yet done, read from the database at
-most every :data:`DEPTH_TTL` seconds, plus what this process accepted since. The line is
-first come, first served (a job given back after its worker died keeps its place), so a
-student already in it is never overtaken by newcomers, and nobody waits longer than the
-queue's limit divided by the service's throughput; the per-student limit
-(``--per-student``) keeps one student from filling it.
+process's: a quick refusal here from the number of attempts accepted and not yet done
+(read from the database at most every :data:`DEPTH_TTL` seconds), and the exact count in
+the transaction that stores the attempt
+(:func:`~menace_course.service.db.attempts.admit_attempt`, which also counts
+``--per-student``). The line is by priority, then first come, first served (a job given
+back after its worker died keeps its place); the priority is ``-ahead`` (a student's
+second waiting check goes after everyone's first, :func:`~.procrastinate_queue.defer_check`),
+so a flooding student never holds the workers, and nobody waits longer than the queue's
+limit divided by the service's throughput.
 
 ``?wait`` sleeps on an event that a listener thread sets when PostgreSQL delivers the
 worker's ``NOTIFY`` for the attempt; it also re-reads the attempt every
@@ -158,7 +161,7 @@ class ProcrastinateDispatcher:
             assert self._app is not None
             with self._lock:
                 self._depth += 1
-            defer_check(self._app, job.attempt_id)
+            defer_check(self._app, job.attempt_id, job.ahead)
 
         yield enqueue
 

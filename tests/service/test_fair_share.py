@@ -1,0 +1,256 @@
+"""Fair share (issue 22): one student, or one address, or many anonymous addresses, cannot
+hold every grader, and the limits on waiting checks hold under simultaneous requests.
+
+Nothing here is timed: fairness is asserted by the order in which checks finish, and the
+limits by how many of N simultaneous requests were accepted. On SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from menace_course.service.db.attempts import Limits, OverLimit, admit_attempt
+from menace_course.service.db.engine import Database
+from menace_course.service.db.models import Attempt, AttemptStatus
+from menace_course.service.dispatch.base import ANONYMOUS_LANE, CheckJob
+from menace_course.service.dispatch.fair import FairQueue
+from tests.service.support import CORRECT, add_user, bearer, make_app, stop_app
+
+#: A correct answer that takes a second to load: checks of it queue up behind one grader.
+SLOW = "import time\ntime.sleep(1.0)\n\n" + CORRECT.read_text()
+
+
+def job(lane: str, number: int) -> CheckJob:
+    return CheckJob(f"{lane}-{number}", "after_game", "after_game.py", "", lane)
+
+
+# -- the queue's order -----------------------------------------------------------------------
+
+
+def test_a_late_student_is_served_before_a_flooding_students_second_check() -> None:
+    line = FairQueue()
+    for number in range(1, 4):
+        line.put(job("user:alice", number))
+    assert line.get() == job("user:alice", 1)  # running now
+    line.put(job("user:bob", 1))
+    assert [line.get() for _ in range(3)] == [job("user:bob", 1), job("user:alice", 2), job("user:alice", 3)]
+
+
+def test_students_take_turns_and_each_lane_stays_first_in_first_out() -> None:
+    line = FairQueue()
+    for number in range(1, 4):
+        line.put(job("user:alice", number))
+        line.put(job("user:bob", number))
+    order = [line.get() for _ in range(6)]
+    assert [j.attempt_id for j in order if j is not None] == [
+        "user:alice-1",
+        "user:bob-1",
+        "user:alice-2",
+        "user:bob-2",
+        "user:alice-3",
+        "user:bob-3",
+    ]
+
+
+def test_a_lane_that_was_just_served_waits_for_the_others() -> None:
+    line = FairQueue()
+    line.put(job("user:alice", 1))
+    assert line.get() == job("user:alice", 1)
+    line.put(job("user:carol", 1))
+    line.put(job("user:alice", 2))  # alice again, before carol was served
+    line.put(job("user:bob", 1))
+    assert [line.get() for _ in range(3)] == [job("user:carol", 1), job("user:bob", 1), job("user:alice", 2)]
+
+
+def test_a_closed_queue_wakes_its_waiting_graders() -> None:
+    line = FairQueue()
+    got: list[CheckJob | None] = []
+    waiter = threading.Thread(target=lambda: got.append(line.get()))
+    waiter.start()
+    line.close()
+    waiter.join(timeout=30)
+    assert got == [None]
+
+
+# -- admission: counted and stored in one transaction ------------------------------------------
+
+
+@pytest.fixture
+def database(db_url: str) -> Iterator[Database]:
+    db = Database(db_url)
+    db.upgrade()
+    try:
+        yield db
+    finally:
+        db.dispose()
+
+
+def _context_and_user(db: Database) -> tuple[int, int]:
+    from menace_course.service.db.models import Role
+    from menace_course.service.db.people import add_local_user, context_for
+
+    with db.writing() as session:
+        user, _ = add_local_user(session, "racer", Role.LEARNER)
+        return context_for(session).id, user.id
+
+
+def _race(db: Database, count: int, admit: Any) -> list[bool]:
+    """``count`` admissions at once (all released by one barrier); which were accepted."""
+    barrier = threading.Barrier(count)
+
+    def one(_: int) -> bool:
+        barrier.wait(timeout=60)
+        try:
+            with db.writing() as session:
+                admit(session)
+        except OverLimit:
+            return False
+        return True
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def test_20_simultaneous_admissions_of_one_student_accept_exactly_the_limit_of_3(database: Database) -> None:
+    context_id, user_id = _context_and_user(database)
+
+    def admit(session: Any) -> None:
+        admit_attempt(
+            session,
+            lane=f"user:{user_id}",
+            limits=Limits(per_lane=3, queue=100),
+            context_id=context_id,
+            user_id=user_id,
+            challenge="after_game",
+            filename="after_game.py",
+            source="pass",
+        )
+
+    accepted = _race(database, 20, admit)
+    assert accepted.count(True) == 3
+    with database.reading() as session:
+        assert len(session.scalars(select(Attempt)).all()) == 3  # the refused left nothing behind
+
+
+def test_the_queue_limit_holds_under_simultaneous_admissions_of_many_lanes(database: Database) -> None:
+    context_id, _ = _context_and_user(database)
+    lanes = iter(range(1000))
+    lock = threading.Lock()
+
+    def admit(session: Any) -> None:
+        with lock:
+            lane = next(lanes)
+        admit_attempt(
+            session,
+            lane=f"addr:{lane}",
+            limits=Limits(per_lane=3, queue=5, shared=100),
+            context_id=context_id,
+            user_id=None,
+            challenge="after_game",
+            filename="after_game.py",
+            source="pass",
+        )
+
+    assert _race(database, 16, admit).count(True) == 5
+
+
+def test_an_admission_says_how_many_of_its_lane_wait_before_it(database: Database) -> None:
+    context_id, user_id = _context_and_user(database)
+    aheads = []
+    for _ in range(3):
+        with database.writing() as session:
+            admitted = admit_attempt(
+                session,
+                lane=f"user:{user_id}",
+                limits=Limits(per_lane=3, queue=100),
+                context_id=context_id,
+                user_id=user_id,
+                challenge="after_game",
+                filename="after_game.py",
+                source="pass",
+            )
+            aheads.append(admitted.ahead)
+    assert aheads == [0, 1, 2]
+
+
+# -- the service: the order checks finish in ---------------------------------------------------
+
+
+def _finished_order(app: Any) -> list[str]:
+    with app.extensions["menace"].db.reading() as session:
+        done = session.scalars(
+            select(Attempt).where(Attempt.status == AttemptStatus.DONE).order_by(Attempt.finished_at)
+        ).all()
+        return [a.id for a in done]
+
+
+def _post(client: Any, source: str, headers: dict[str, str] | None = None, address: str = "127.0.0.1") -> Any:
+    return client.post(
+        "/api/v1/checks",
+        json={"challenge": "after_game", "source": source},
+        headers=headers or {},
+        environ_base={"REMOTE_ADDR": address},
+    )
+
+
+def _wait_all(app: Any, ids: list[str]) -> None:
+    for attempt_id in ids:
+        app.extensions["menace"].dispatcher.wait(attempt_id, 60)
+
+
+def test_a_students_check_finishes_before_a_flooding_students_queued_ones(db_url: str) -> None:
+    app = make_app(db_url, workers=1, per_user_queued=3, rate_limit="1000 per minute")
+    try:
+        client = app.test_client()
+        _, flooder = add_user(app)
+        _, victim = add_user(app)
+        flood = [_post(client, SLOW, bearer(flooder)) for _ in range(3)]
+        assert [r.status_code for r in flood] == [202, 202, 202]
+        assert _post(client, SLOW, bearer(flooder)).status_code == 429  # the limit of 3
+        mine = _post(client, CORRECT.read_text(), bearer(victim))
+        assert mine.status_code == 202
+        flood_ids = [r.get_json()["id"] for r in flood]
+        _wait_all(app, [*flood_ids, mine.get_json()["id"]])
+        order = _finished_order(app)
+        # At most one of the flood's checks (the one running when the victim came) goes first.
+        assert order.index(mine.get_json()["id"]) <= 1, order
+    finally:
+        stop_app(app)
+
+
+def test_anonymous_addresses_share_one_lane_and_each_has_its_own_limit(db_url: str) -> None:
+    app = make_app(
+        db_url, workers=1, open=True, per_user_queued=2, open_queue=4, rate_limit="1000 per minute"
+    )
+    try:
+        client = app.test_client()
+        _, victim = add_user(app)
+        first = [_post(client, SLOW, address="10.0.0.1") for _ in range(2)]
+        assert [r.status_code for r in first] == [202, 202]
+        third = _post(client, SLOW, address="10.0.0.1")
+        assert third.status_code == 429 and third.get_json()["error"] == "too_many_waiting"
+        others = [_post(client, SLOW, address=f"10.0.1.{n}") for n in range(2)]
+        assert [r.status_code for r in others] == [202, 202]
+        over = _post(client, SLOW, address="10.0.2.1")  # a fifth anonymous check: the shared lane is full
+        assert over.status_code == 429 and over.get_json()["error"] == "queue_full"
+        mine = _post(client, CORRECT.read_text(), bearer(victim))
+        assert mine.status_code == 202  # a signed-in student still gets in
+        anonymous = [r.get_json()["id"] for r in [*first, *others]]
+        _wait_all(app, [*anonymous, mine.get_json()["id"]])
+        order = _finished_order(app)
+        assert order.index(mine.get_json()["id"]) <= 1, order  # four addresses, yet one lane's turn
+    finally:
+        stop_app(app)
+
+
+def test_an_anonymous_check_waits_in_the_anonymous_lane() -> None:
+    class Stored:
+        id, challenge, filename, source, user_id = "a", "after_game", "a.py", "", None
+
+    assert CheckJob.of(Stored()).lane == ANONYMOUS_LANE  # type: ignore[arg-type]
