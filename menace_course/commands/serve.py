@@ -184,7 +184,8 @@ def _graders(config: ServiceConfig) -> str:
     type=click.IntRange(min=4),
     default=64,
     show_default=True,
-    help="Request threads (each waiting ?wait request holds one).",
+    help="Request threads. Slow and idle connections hold none; a ?wait request holds one while "
+    "it waits (each student at most --per-student of them, everybody together half the threads).",
 )
 @click.option(
     "--max-queue",

@@ -21,6 +21,7 @@ from menace_course import catalog
 from menace_course.feedback import Format
 from menace_course.service.auth import check_csrf_for_cookie, remember_anonymous, require_checker, who
 from menace_course.service.db.models import Attempt, AttemptStatus
+from menace_course.service.dispatch.waits import POLL_LIMIT, wait_for
 from menace_course.service.intake import Rejected, accept, feedback
 from menace_course.service.limits import limiter, submission_limit
 from menace_course.service.openapi import build_spec, documented
@@ -111,7 +112,7 @@ def _load(attempt_id: str) -> Attempt | None:
 def _finished(attempt_id: str, seconds: float) -> Attempt | None:
     """The attempt after waiting up to ``seconds`` for it to be done."""
     if seconds > 0:
-        state().dispatcher.wait(attempt_id, seconds)
+        wait_for(attempt_id, seconds)  # rationed per student: past it, answered at once
     return _load(attempt_id)
 
 
@@ -169,6 +170,7 @@ def post_check() -> tuple[Response, int] | Response:
 
 
 @api.get("/checks/<attempt_id>")
+@limiter.limit(POLL_LIMIT)
 @documented(
     summary="A check and its report",
     security=[{"bearer": []}],

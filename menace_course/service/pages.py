@@ -48,6 +48,7 @@ from menace_course.service.auth import (
 from menace_course.service.db.attempts import best_scores, class_table, latest, user_attempts
 from menace_course.service.db.models import Attempt, AttemptStatus, User
 from menace_course.service.db.people import peek_login_link, role_in, use_login_link, user_by_token
+from menace_course.service.dispatch.waits import wait_for
 from menace_course.service.intake import Rejected, accept, feedback
 from menace_course.service.limits import LOGIN_LIMIT, limiter, submission_limit
 from menace_course.service.state import state
@@ -184,7 +185,7 @@ def check(slug: str) -> ResponseReturnValue:
         return _challenge_page(slug, code=source, problem=rejected), rejected.status
     if person.user_id is None:
         remember_anonymous(attempt.id)
-    state().dispatcher.wait(attempt.id, FORM_WAIT_SECONDS)
+    wait_for(attempt.id, FORM_WAIT_SECONDS)  # rationed like ?wait (dispatch.waits)
     return redirect(url_for("pages.challenge", slug=slug, attempt=attempt.id) + "#feedback", code=303)
 
 

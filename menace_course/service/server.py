@@ -1,11 +1,16 @@
 """Serve the app with gunicorn: one web process with request threads, and its pool of graders.
 
-    menace serve (gunicorn arbiter) ── web process (gthread: ``threads`` request threads)
+    menace serve (gunicorn arbiter) ── web process (waitress: one loop reads every request,
+                                          │          ``threads`` request threads answer them)
                                           └── grader processes (the dispatcher's pool)
+
+The web process serves HTTP with waitress (:mod:`~menace_course.service.web_worker`), so a
+slow or idle client holds a socket, never a request thread.
 
 One web process, not several: the embedded queue, the ``?wait`` events and the rate
 limits live in its memory. Request threads are many because a ``?wait`` holds one while
-the check runs; the CPU work happens in the grader processes. If the web process dies,
+the check runs (rationed per student, :mod:`~menace_course.service.dispatch.waits`); the
+CPU work happens in the grader processes. If the web process dies,
 the arbiter starts another, which re-runs every accepted check not yet recorded.
 With ``--queue procrastinate`` the queue and the waits live in PostgreSQL and the graders
 on the workers (``menace worker``), so ``--web-processes N`` may run N web processes (docs/scaling.md).
@@ -75,11 +80,10 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
         settings: dict[str, Any] = {
             "bind": [bind_address(config.host, config.port)],
             "workers": config.web_processes,  # 1 unless the queue is procrastinate (h-scale)
-            "worker_class": "gthread",
+            "worker_class": "menace_course.service.web_worker.WaitressWorker",
             "threads": config.threads,
             "timeout": 120,
             "graceful_timeout": 10,
-            "keepalive": 5,
             "accesslog": "-",
             "errorlog": "-",
             "loglevel": "info",
@@ -88,7 +92,6 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
             "control_socket_disable": True,
             "when_ready": when_ready,
             "worker_exit": worker_exit,
-            "limit_request_line": 8190,
             "forwarded_allow_ips": ",".join(config.trusted_proxies) if config.behind_proxy else "",
         }
         for key, value in settings.items():

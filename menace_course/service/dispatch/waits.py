@@ -1,0 +1,95 @@
+"""Who may hold a request thread waiting for a check (``?wait=``): :class:`WaitGate`.
+
+A request that waits for its check holds one of the web process's request threads until
+the check is done or the wait runs out. So waiting is rationed: each student may have as
+many waiting requests as they may have checks waiting (``--per-student``), one anonymous
+address one, all anonymous addresses together an eighth of the threads, and everybody
+together half of them, so the other half always answers pages, ``/healthz`` and new
+checks. A request past its ration is answered at once, with the check as it is now
+(``queued`` or ``running``): the client asks again, as it does after a wait that ran out,
+and the rate limit on reading checks (:data:`POLL_LIMIT`) keeps that polite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import Counter
+from collections.abc import Iterator
+
+from flask import current_app
+
+#: Reads of a check (``GET /api/v1/checks/<id>``) per student, or per address when anonymous.
+POLL_LIMIT = "120 per minute"
+
+
+class WaitGate:
+    """Counts the waiting requests per person and in all; hands out places (see the module's docstring)."""
+
+    def __init__(self, per_student: int, anonymous_total: int, total: int) -> None:
+        """At most ``per_student`` waits per signed-in student (1 per anonymous address), in all ``total``."""
+        self.per_student = per_student
+        self.anonymous_total = anonymous_total
+        self.total = total
+        self._lock = threading.Lock()
+        self._held: Counter[str] = Counter()
+        self._anonymous = 0
+
+    @contextlib.contextmanager
+    def place(self, who: str, anonymous: bool) -> Iterator[bool]:
+        """True (and a place held until the block ends) if ``who`` may wait now, else False."""
+        with self._lock:
+            allowed = (
+                sum(self._held.values()) < self.total
+                and self._held[who] < (1 if anonymous else self.per_student)
+                and (not anonymous or self._anonymous < self.anonymous_total)
+            )
+            if allowed:
+                self._held[who] += 1
+                self._anonymous += anonymous
+        try:
+            yield allowed
+        finally:
+            if allowed:
+                with self._lock:
+                    self._held[who] -= 1
+                    if not self._held[who]:
+                        del self._held[who]
+                    self._anonymous -= anonymous
+
+    def held(self) -> int:
+        """Requests waiting now."""
+        with self._lock:
+            return sum(self._held.values())
+
+
+def gate() -> WaitGate:
+    """The running app's gate, made from its configuration the first time."""
+    from menace_course.service.state import state
+
+    extensions = current_app.extensions
+    found = extensions.get("menace_waits")
+    if found is None:
+        config = state().config
+        found = extensions.setdefault(
+            "menace_waits",
+            WaitGate(
+                per_student=config.per_user_queued,
+                anonymous_total=max(1, config.threads // 8),
+                total=max(1, config.threads // 2),
+            ),
+        )
+    assert isinstance(found, WaitGate)
+    return found
+
+
+def wait_for(attempt_id: str, seconds: float) -> bool:
+    """Wait up to ``seconds`` for the attempt if the caller's ration allows; False if it did not."""
+    from menace_course.service.limits import rate_key
+    from menace_course.service.state import state
+
+    who = rate_key()
+    with gate().place(who, anonymous=not who.startswith("user:")) as allowed:
+        if allowed:
+            state().dispatcher.wait(attempt_id, seconds)
+    return allowed
