@@ -1,8 +1,9 @@
 """A real ``menace serve`` on 127.0.0.1 with no proxy in front keeps answering while slow and
-idle clients hold connections, and a student's waiting requests past their share are
-answered at once instead of holding request threads (issue 22).
+idle clients hold connections, a student's waiting requests past their share are answered
+at once instead of holding request threads, and simultaneous checks of one student cannot
+race past their limit (issue 22).
 
-The server here has 4 request threads, so a handful of slow clients would hold them all if
+The fixture's server has 4 request threads, so a handful of slow clients would hold them all if
 each took a thread. Nothing is timed: a generous socket timeout only stops a hung test.
 The speeds are measured by ``bench/bench_abuse.py``.
 """
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -95,3 +98,31 @@ def test_waits_past_a_students_share_are_answered_at_once_with_the_check_as_it_i
     # long before the stuck check could finish.
     assert sum(body["status"] != "done" for _, body, _ in answers) >= 9
     assert request(live.url + "/healthz")[0] == 200
+
+
+def test_20_simultaneous_checks_of_one_student_get_at_most_the_3_they_may_have_waiting(
+    tmp_path: Path, db_url: str
+) -> None:
+    service = LiveService(tmp_path, db_url, "--per-student", "3", "--rate-limit", "1000 per minute").start()
+    try:
+        token = _token(db_url, "racer")
+        body = {"challenge": "after_game", "source": STUCK}
+        barrier = threading.Barrier(20)
+
+        def one(_: int) -> tuple[int, Any, Any]:
+            barrier.wait(timeout=60)
+            return request(service.url + "/api/v1/checks", "POST", body, token=token)
+
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            answers = list(pool.map(one, range(20)))
+        accepted = [answer for code, answer, _ in answers if code == 202]
+        refused = [answer for code, answer, _ in answers if code != 202]
+        # A stuck check runs until the sandbox's time limit: none of these is done yet, so none
+        # of their places was free again (if one were, it would be counted).
+        finished = sum(
+            request(f"{service.url}{a['url']}", token=token)[1]["status"] == "done" for a in accepted
+        )
+        assert len(accepted) <= 3 + finished
+        assert refused and all(answer["error"] == "too_many_waiting" for answer in refused)
+    finally:
+        service.stop()
