@@ -185,7 +185,7 @@ def _graders(config: ServiceConfig) -> str:
     default=64,
     show_default=True,
     help="Request threads. Slow and idle connections hold none; a ?wait request holds one while "
-    "it waits (each student at most --per-student of them, everybody together half the threads).",
+    "it waits (each student at most --per-student of them; an eighth of the threads never wait).",
 )
 @click.option(
     "--max-queue",

@@ -3,8 +3,8 @@
 A request that waits for its check holds one of the web process's request threads until
 the check is done or the wait runs out. So waiting is rationed: each student may have as
 many waiting requests as they may have checks waiting (``--per-student``), one anonymous
-address one, all anonymous addresses together an eighth of the threads, and everybody
-together half of them, so the other half always answers pages, ``/healthz`` and new
+address one, all anonymous addresses together a quarter of the threads, and everybody
+together all but :func:`reserved` of them, which always answer pages, ``/healthz`` and new
 checks. A request past its ration is answered at once, with the check as it is now
 (``queued`` or ``running``): the client asks again, as it does after a wait that ran out,
 and the rate limit on reading checks (:data:`POLL_LIMIT`) keeps that polite.
@@ -63,6 +63,11 @@ class WaitGate:
             return sum(self._held.values())
 
 
+def reserved(threads: int) -> int:
+    """Request threads no wait may take: an eighth of them, at least 2."""
+    return max(2, threads // 8)
+
+
 def gate() -> WaitGate:
     """The running app's gate, made from its configuration the first time."""
     from menace_course.service.state import state
@@ -75,8 +80,8 @@ def gate() -> WaitGate:
             "menace_waits",
             WaitGate(
                 per_student=config.per_user_queued,
-                anonymous_total=max(1, config.threads // 8),
-                total=max(1, config.threads // 2),
+                anonymous_total=max(1, config.threads // 4),
+                total=max(1, config.threads - reserved(config.threads)),
             ),
         )
     assert isinstance(found, WaitGate)
