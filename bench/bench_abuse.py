@@ -176,8 +176,9 @@ class Attack:
         for held in self.sockets:
             with contextlib.suppress(OSError):
                 held.close()
+        deadline = time.monotonic() + 5  # those still in a request end when the service stops
         for thread in self.threads:
-            thread.join(timeout=35)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
 
 def flooder(attack: Attack, port: int, token: str | None, source: str | None) -> None:
