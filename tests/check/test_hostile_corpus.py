@@ -711,3 +711,21 @@ def test_menace_grade_ends_on_the_attacks_and_lists_the_tampering_for_review(aft
     assert "Needs review" in report
     for name in ("hangs_the_grader", "forges_args_after", "shm_over_memory_cap", "forges_infinity"):
         assert name in report.split("Needs review", 1)[1], name
+
+
+# -- issue 20: the guard switched off from inside; grades do not rest on it ------------------
+
+
+@pytest.mark.parametrize("name", ["bypass_marshal_loads", "bypass_str_file_name", "bypass_del_of_a_request"])
+def test_a_harness_rewritten_from_inside_earns_no_more_than_the_honest_function(aftermath, name):
+    # Each file switches the old guard off (its own way), rewrites the harness's encode so
+    # that the arguments after a call look untouched, and empties the recorded attempts:
+    # 15/15 (14/15), "passed". A second call on the same list shows the change whatever
+    # the child reports, so it gets what the honest changes_input gets: 10/15.
+    run = run_of(aftermath, name)
+    honest = run_of(aftermath, "changes_input")
+    not_passed = [t["name"] for t in run.report["tests"] if t["outcome"] != "passed"]
+    assert run.report["passed"] is False and run.code == 1
+    assert run.report["score"] == honest.report["score"] == 10.0
+    assert not_passed == [t["name"] for t in honest.report["tests"] if t["outcome"] != "passed"]
+    assert run.test("example_1")["detail"]["problem"] == "changed_input"
