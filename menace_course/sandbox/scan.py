@@ -1,8 +1,9 @@
 """Read a submission (without running it) for signs that it reaches into the grader.
 
 Student code shares the sandboxed interpreter with the harness, whose detector records
-at run time the few things only tampering does (:mod:`~menace_course.sandbox.harness`);
-this is the other half, done in the grader on the source text with :mod:`ast`. It flags code that introspects what a
+at run time the few things only tampering does
+(:mod:`~menace_course.sandbox.harness`); this is the other half, done in the grader on
+the source text with :mod:`ast`. It flags code that introspects what a
 lesson's answer never needs: ``__main__`` and ``sys.modules`` (where the harness lives),
 the garbage collector, frames (``sys._getframe``, ``inspect.stack``, ``f_back``,
 ``tb_frame``...), ``ctypes``, tracing and audit hooks, code and closure internals, and

@@ -507,13 +507,15 @@ def test_a_search_of_the_disk_finds_no_tests_and_no_reference(aftermath):
 
 
 def test_the_callers_frames_hold_no_expected_values(aftermath):
-    # The frames and the garbage collector are refused (an error), and the file needs review.
+    # Nothing refuses the frames or the garbage collector (the standard library uses both):
+    # they hold only the harness, since expected values never enter the child. What the
+    # walk finds is no answer, and the file needs review for what its source does.
     run = run_of(aftermath, "inspects_frames")
     example = run.test("example_1")
-    assert example["outcome"] == "error" and example["detail"]["error_type"] == "RuntimeError"
-    assert "gc.get_objects" in example["detail"]["error_message"]
-    assert "walked the call stack while running" in sandbox_findings(run)
+    assert example["outcome"] == "failed" and example["detail"]["problem"] == "wrong_type"
+    assert all(t["outcome"] != "passed" for t in run.report["tests"] if "change" not in t["name"])
     assert "walks the call stack (`sys._getframe`)" in code_findings(run)
+    assert "needs review" in run.text
 
 
 def test_forged_replies_on_every_file_descriptor_do_not_pass(aftermath):
@@ -559,23 +561,24 @@ def code_findings(run: Run) -> list[str]:
 
 
 def test_a_child_that_stops_reading_and_forges_replies_cannot_hang_the_grader(aftermath):
-    # F_SETPIPE_SZ + FIONREAD/tee peeking + replies with the right id: the first call never
-    # returns. The grader's writes have deadlines, and a reply without the nonce is refused.
+    # F_SETPIPE_SZ + FIONREAD/tee peeking + replies with the right id and nonce (read from
+    # the harness's frame, which nothing refuses): the first call never returns. The
+    # grader's writes have deadlines, so the check ends; what the forged replies earn is
+    # what the right answers they carry earn, never a pass: the file needs review.
     run = run_of(aftermath, "hangs_the_grader")
     assert run.code == 1  # it ended, with a verdict
-    assert not any(o == "passed" for o in run.outcomes())
-    assert run.test("example_1")["detail"]["problem"] == "crashed"
-    assert "wrote a message to the grader that the harness did not send" in sandbox_findings(run)
+    assert run.report["passed"] is False and run.report["score"] < run.report["max_score"]
+    assert "timeout" in run.outcomes() or "error" in run.outcomes()
     assert "walks the call stack (`sys._getframe`)" in code_findings(run)
     assert "needs review" in run.text
 
 
 def test_shared_memory_cannot_hold_memory_past_the_cap(aftermath):
-    # The answer is right, but the shared memory never exists: ctypes is refused in the
-    # sandbox (and shmget is refused by the seccomp filter: tests/core/test_seccomp.py).
+    # The answer is right, but the shared memory never exists: ctypes loads, and the
+    # seccomp filter refuses shmget (tests/core/test_seccomp.py runs each refused call).
     run = run_of(aftermath, "shm_over_memory_cap")
     assert run.report["score"] == run.report["max_score"] and run.report["passed"] is False
-    assert "imported a module the sandbox refuses (`ctypes`)" in sandbox_findings(run)
+    assert "imports `ctypes` (raw memory and system calls)" in code_findings(run)
     assert "needs review" in run.text
 
 
