@@ -108,6 +108,22 @@ class SubmissionProxy:
         _current.reset(token)
 
 
+_IMMUTABLE = (str, int, float, complex, bool, bytes, type(None))
+
+
+def may_change(value: Any) -> bool:
+    """True when a call could change ``value`` in place (a list, a dict, an object...).
+
+    Strings, numbers and tuples or frozensets of them cannot change: a call given only
+    these need not be made again to see whether it changed them.
+    """
+    if type(value) in _IMMUTABLE:
+        return False
+    if type(value) in (tuple, frozenset):
+        return any(may_change(item) for item in value)
+    return True
+
+
 def current_proxy() -> SubmissionProxy:
     """The submission the running test is checking."""
     return _current.get()
