@@ -5,7 +5,8 @@ waits for its answer within the limits, and gives back the plain value the stude
 function returned. When the call raises, takes too long or stops Python, a
 :class:`~menace_course.checking.testing.CallProblem` is raised instead, which the runner turns
 into the test's outcome. Every call is remembered (:attr:`SubmissionProxy.last_call`) so
-a failure can show the exact call a student can paste.
+a failure can show the exact call a student can paste, and so that the last one can be
+made again on the same objects (:meth:`SubmissionProxy.call_again`).
 """
 
 from __future__ import annotations
@@ -77,6 +78,24 @@ class SubmissionProxy:
             raise problem
         return outcome.result
 
+    def call_again(self, record: CallRecord) -> Any:
+        """Call ``record``'s function again on the objects it was given, as it left them.
+
+        Only for the last call, when it returned: the child still holds those objects.
+        Gives back the plain value returned, or raises :class:`CallProblem` as a call
+        does. The child can lie about this too; what a lie earns is what a function that
+        leaves its input alone earns (see :func:`~menace_course.checking.testing.expect_unchanged`).
+        """
+        if record is not self.last_call or record.outcome is None or record.outcome.status != "returned":
+            raise ValueError("only the last call, when it returned, can be made again")
+        outcome = self._worker.call_again()
+        if outcome.status != "returned":
+            problem = CallProblem(outcome.status, outcome, record.function)
+            if self.first_problem is None and outcome.status in ("timeout", "crashed"):
+                self.first_problem = (problem, record)
+            raise problem
+        return outcome.result
+
     def activate(self) -> contextvars.Token[SubmissionProxy]:
         """Make this the proxy that :func:`current_proxy` returns (for ``expect_unchanged``)."""
         self.last_call = None
@@ -87,6 +106,22 @@ class SubmissionProxy:
     def deactivate(token: contextvars.Token[SubmissionProxy]) -> None:
         """Undo :meth:`activate`."""
         _current.reset(token)
+
+
+_IMMUTABLE = (str, int, float, complex, bool, bytes, type(None))
+
+
+def may_change(value: Any) -> bool:
+    """True when a call could change ``value`` in place (a list, a dict, an object...).
+
+    Strings, numbers and tuples or frozensets of them cannot change: a call given only
+    these need not be made again to see whether it changed them.
+    """
+    if type(value) in _IMMUTABLE:
+        return False
+    if type(value) in (tuple, frozenset):
+        return any(may_change(item) for item in value)
+    return True
 
 
 def current_proxy() -> SubmissionProxy:

@@ -156,18 +156,35 @@ def expect_equal(got: Any, expected: Any, *, hint: str | None = None) -> None:
 
 
 def expect_unchanged(*, hint: str | None = None) -> None:
-    """Fail with :class:`ChangedInput` if the last call changed any argument it was given."""
-    from menace_course.checking.proxy import current_proxy
+    """Fail with :class:`ChangedInput` if the last call changed any argument it was given.
+
+    Seen two ways: the arguments as the child reports them after the call, and by
+    behaviour, calling the function again on the very objects it was given (a function
+    that leaves them alone gives the same answer again). So it needs a function that
+    gives the same answer for the same input, as a function that must leave its input
+    alone does.
+    """
+    from menace_course.checking.proxy import current_proxy, may_change
 
     call = current_proxy().last_call
     if call is None or call.outcome is None:
         return
+    # Made whatever the child reported (the calls a test makes never depend on its answers),
+    # when the arguments could change at all.
+    changeable = any(may_change(arg) for arg in call.args)
+    again = current_proxy().call_again(call) if changeable else None
     after_call = call.outcome.args_after
     if len(after_call) != len(call.args):  # no report of the arguments is not "unchanged"
         raise ChangedInput(position=0, before=call.args[:1], after=after_call[:1], hint=hint)
     for position, (before, after) in enumerate(zip(call.args, after_call, strict=True)):
         if not same(before, after):
             raise ChangedInput(position=position, before=before, after=after, hint=hint)
+    # What the child reports is the student's output, not a fact: the same objects, called
+    # again, give the same answer unless the call changed them (a result that is not plain
+    # data equals nothing, so it is left to the value checks).
+    first = call.outcome.result
+    if changeable and same(first, first) and not same(again, first):
+        raise ChangedInput(position=0, before=call.args[0], after=after_call[0], hint=hint)
 
 
 def expect(condition: bool, message: str, *, hint: str | None = None) -> None:

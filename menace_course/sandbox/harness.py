@@ -11,14 +11,14 @@ It starts before any student code, and, in this order:
    folders (as root, without bubblewrap), an unprivileged user (started as root),
    resource limits, and the seccomp filter (without bubblewrap, which applies the same
    filter itself);
-4. builds everything it will rely on while student code runs (:func:`make_server`): its
-   own copy of the builtins, the codec loaded into a private namespace, the functions it
-   calls, all held in closures, never looked up by name again; ``__main__`` becomes an
-   empty module and the codec, ``gc`` and ``_signal`` leave ``sys.modules``;
-5. installs an audit hook (:func:`make_guard`) that, while student code runs, refuses frame
-   walking, ``gc`` and ``ctypes``, ``signal``, tracing and profiling hooks, new audit hooks,
-   patching code objects, building code or functions by hand, and ``/proc``, and records
-   each attempt; the grader shows them to the instructor ("needs review");
+4. builds everything it relies on to answer (:func:`make_server`): its own copy of the
+   builtins, the codec loaded into a private namespace, the functions it calls, all held
+   in closures, never looked up by name again; ``__main__`` becomes an empty module and
+   the codec leaves ``sys.modules`` (so an honest submission cannot break it by chance);
+5. installs an audit hook (:func:`make_guard`): a detector that refuses nothing and
+   records the few events no standard library raises by itself (a second audit hook,
+   every object or every thread's frame); the grader shows them to the instructor
+   ("needs review");
 6. imports the submission as the module ``submission`` (so ``if __name__ == "__main__"``
    code does not run), capturing what it prints, and sends the ready message; a notebook
    is run cell by cell, as Jupyter runs it (a cell that raises stops there, the next one
@@ -26,12 +26,16 @@ It starts before any student code, and, in this order:
 7. answers one request per line (``{"id", "nonce", "fn", "args"}``, packed) with
    ``{"id", "nonce", "ok": true, "result", "args_after", "printed", "integrity"}`` or
    ``{"id", "nonce", "ok": false, "error": {...}}``, the error holding only the student's
-   frames. The arguments are copied out the moment the call returns, with the garbage
-   collector paused, so no finalizer of the student's can put them back first.
+   frames. The arguments are copied out the moment the call returns. A request
+   ``{"id", "nonce", "again": ID}`` calls the function of call ``ID`` (the last one, if it
+   returned) again on the very objects it was given, as that call left them: how the
+   grader sees a changed input by its behaviour, not by this harness's word.
 
 It never sees tests, references or expected values: it only calls and reports. Student
-code shares this interpreter, so none of this is airtight; it makes forging a reply or
-the arguments after a call much harder, and an attempt visible.
+code shares this interpreter and can rewrite all of it, so nothing here is a boundary
+and nothing it reports is trusted for a grade: the kernel confines the child (bubblewrap's
+namespaces, seccomp, resource limits), and the grader treats every reply as the
+student's output (docs/architecture.md, "The trust boundary").
 
 Usage (by the grader, from a precompiled ``harness.pyc``):
 ``python -I -S -B harness.pyc SUBMISSION REQUEST_FD REPLY_FD SETTINGS`` where SETTINGS is
@@ -60,96 +64,25 @@ MAX_FRAMES = 12
 MAX_ATTEMPTS = 20
 #: A notebook's cells that stopped, described one by one (the rest are only counted).
 MAX_CELL_ERRORS = 50
-#: Modules student code may not import (each attempt is recorded). ``gc`` and ``_signal``
-#: stay importable, as the copies in ``sys.modules`` with their dangerous functions
-#: replaced (:func:`disarm`); only a fresh copy of them is refused.
-FORBIDDEN_MODULES = frozenset(
+#: Audit events the detector records (each makes the report "needs review"), with why each
+#: is a sign of tampering: nothing in the standard library of Python 3.11, 3.12 or 3.13
+#: raises them by itself, so only code written to do so does. Frame walking, tracing,
+#: ``ctypes``, ``marshal``, ``/proc``, ``signal``, building code and the rest are *not*
+#: here: the standard library does each of them itself (``sys._getframe`` in namedtuple,
+#: enum and typing, ``sys._getframemodulename`` from 3.12, ``code.replace`` and a new
+#: ``__code__`` in ``types.coroutine``, ``sys.settrace`` in pdb behind ``breakpoint()``,
+#: ``gc.get_referrers`` in trace, ``ctypes`` in 3.13's platform).
+#: tests/core/test_worker.py checks this list against every standard-library module
+#: importable in the sandbox, on each of those versions.
+RECORDED_EVENTS = frozenset(
     {
-        "ctypes",
-        "_ctypes",
-        "gc",
-        "_signal",
-        "_testcapi",
-        "_testinternalcapi",
-        "_xxsubinterpreters",
-        "_xxinterpchannels",
-        "_posixshmem",
-    }
-)
-#: Functions replaced by a refusal, in modules that stay importable: the garbage
-#: collector must stay off while the harness copies the arguments after a call.
-DISARMED = {"gc": ("enable",)}
-_REFUSAL = """
-def refusal(*args, **kwargs):
-    audit("menace.refused", NAME)
-    raise RuntimeError(NAME + " is not available while checking")
-"""
-#: ``_signal.signal`` without Python handlers: a handler is handed the interrupted frame (a
-#: way around the frame guard, at any moment). SIG_IGN and SIG_DFL still work: the guard,
-#: which alone holds the real function, sets them (see :func:`make_guard`).
-_SIGNAL = """
-def signal(signalnum, handler):
-    box = []
-    audit("menace.signal", signalnum, handler, box)
-    if not box:
-        raise RuntimeError("signal handlers are not available while checking")
-    return box[0]
-"""
-
-
-def disarm(modules: dict[str, Any]) -> Any:
-    """Replace dangerous functions with refusals that hold nothing of the harness.
-
-    Returns the real ``_signal.signal``, for the guard alone to keep.
-    """
-    import gc
-
-    modules.setdefault("gc", gc)
-    for module_name, names in DISARMED.items():
-        module = modules.get(module_name)
-        for name in names:
-            namespace = {"__builtins__": {"RuntimeError": RuntimeError}, "audit": sys.audit}
-            namespace["NAME"] = f"{module_name.lstrip('_')}.{name}"
-            exec(_REFUSAL, namespace)
-            setattr(module, name, namespace["refusal"])
-    signals = modules["_signal"]
-    real = signals.signal
-    namespace = {"__builtins__": {"RuntimeError": RuntimeError}, "audit": sys.audit}
-    exec(_SIGNAL, namespace)
-    signals.signal = namespace["signal"]
-    return real
-
-
-#: Attributes that hand out frames (each read is an ``object.__getattr__`` audit event).
-FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-#: Audit events refused outright while student code runs.
-REFUSED_EVENTS = frozenset(
-    {
-        "sys._getframe",
-        "sys._current_frames",
+        "sys.addaudithook",  # a second hook: to see or undo this one
+        "sys._current_frames",  # every thread's frame, the harness's too
         "sys._current_exceptions",
-        "sys._getframemodulename",
-        "sys.settrace",
-        "sys.setprofile",
-        "sys.addaudithook",
-        "sys.monitoring.register_callback",
-        "code.__new__",
-        "function.__new__",
-        "gc.get_objects",
-        "gc.get_referrers",
+        "gc.get_objects",  # every object in memory, the harness's too
         "gc.get_referents",
-        "ctypes.dlopen",
-        "ctypes.dlsym",
-        "ctypes.cdata",
-        "ctypes.addressof",
-        "ctypes.string_at",
-        "ctypes.wstring_at",
-        "ctypes.call_function",
     }
 )
-#: Standard-library functions that ask for a frame only to name a module, and cope
-#: with a ValueError (namedtuple, Enum, typing): refused, but not recorded.
-QUIET_FRAME_USERS = frozenset({"namedtuple", "_caller", "_create_"})
 
 
 #: The stand-in for ``sys.stdout`` (and ``sys.stderr``), as source: it is built by
@@ -369,124 +302,32 @@ def install_seccomp(program: bytes, applied: list[str], missing: list[str]) -> N
         missing.append("seccomp")
 
 
-# -- the guard: an audit hook that refuses introspection while student code runs ---------
+# -- the detector: an audit hook that records what only tampering does -------------------
 
 
-def make_guard(
-    trusted: list[bool],
-    attempts: list[dict[str, str]],
-    stdlib: str,
-    library: tuple[str, ...],
-    set_signal: Any,
-) -> Any:
-    """The audit hook. ``trusted[0]`` is True only while the harness itself needs a frame.
+def make_guard(attempts: list[dict[str, str]]) -> Any:
+    """The audit hook: it records each event of :data:`RECORDED_EVENTS`, and refuses nothing.
 
-    ``library`` lists the ``/proc/self/fd/N/`` folders the interpreter imports from (see
-    :func:`keep_python_readable`): the only part of ``/proc`` student code may open.
-    ``marshal.loads`` is allowed only to the import system (which reads ``.pyc`` files with
-    it): a code object built from bytes could read the interpreter's memory.
+    It is a detector, never a boundary: student code shares this interpreter and can
+    reach, rewrite or outrun anything here (issue 20 found three ways to do so before the
+    harness noticed). What keeps the machine and the other submissions safe is the
+    kernel's: bubblewrap's namespaces, the seccomp filter, the resource limits. What keeps
+    a grade honest is that no grade rests on what the child says about itself (the
+    arguments after a call are also checked by calling again: see
+    ``checking/testing.py``'s ``expect_unchanged``). A recorded attempt only makes the
+    report "needs review", for the instructor to look at.
 
-    It never calls anything a submission could have replaced: every argument it looks
-    at is checked for its exact type first.
+    It never calls anything a submission could have replaced: it compares the event
+    name (a ``str`` from the interpreter) and appends a new dict to a list.
     """
-    inside = [False]
-    refused_events = REFUSED_EVENTS
-    forbidden = FORBIDDEN_MODULES
-    frame_attributes = FRAME_ATTRIBUTES
-    quiet = QUIET_FRAME_USERS
-    getframe = sys._getframe
-    str_ = str
-    bytes_ = bytes
-    tuple_ = tuple
-    list_ = list
-    int_ = int
-    index = int.__index__
+    recorded = RECORDED_EVENTS
     len_ = len
 
-    def note(event: str, detail: str) -> None:
-        entry = {"event": event, "detail": detail}
-        if len_(attempts) < MAX_ATTEMPTS and entry not in attempts:
-            attempts.append(entry)
-
-    def quiet_caller() -> bool:
-        # The standard library's own polite askers (they catch the ValueError).
-        inside[0] = True
-        try:
-            frame = getframe(2)
-            code = frame.f_code
-            filename = code.co_filename
-            from_stdlib = filename.startswith(stdlib) or any(filename.startswith(f) for f in library)
-            return from_stdlib and code.co_name in quiet
-        except ValueError:
-            return False
-        finally:
-            inside[0] = False
-
-    def caller_file() -> str:
-        inside[0] = True
-        try:
-            return str(getframe(2).f_code.co_filename)
-        except ValueError:
-            return ""
-        finally:
-            inside[0] = False
-
     def guard(event: str, args: tuple[Any, ...]) -> None:
-        if trusted[0] or inside[0]:
-            return
-        if event == "menace.refused":
-            name = args[0] if type(args) is tuple_ and args else None
-            note("refused", name if type(name) is str_ else "")
-            return
-        if event == "menace.signal":
-            if type(args) is tuple_ and len_(args) == 3 and type(args[2]) is list_:
-                number, handler, box = args
-                if isinstance(number, int_) and isinstance(handler, int_):
-                    number, handler = index(number), index(handler)  # int's own, not an override
-                    if handler in (0, 1):  # SIG_DFL, SIG_IGN
-                        box.append(set_signal(number, handler))
-                        return
-            note("refused", "signal.signal")
-            return
-        if event == "marshal.loads" or event == "marshal.load":
-            if caller_file() != "<frozen importlib._bootstrap_external>":
-                note(event, "")
-                raise RuntimeError(f"{event} is not allowed while checking")
-            return
-        if event in refused_events:
-            if event == "sys._getframe":
-                if not quiet_caller():
-                    note(event, "frame")
-                raise ValueError("call stack is not deep enough")  # what CPython says past the top
-            note(event, "")
-            raise RuntimeError(f"{event} is not allowed while checking")
-        if event == "object.__getattr__":
-            if (
-                type(args) is tuple_
-                and len_(args) > 1
-                and type(args[1]) is str_
-                and args[1] in frame_attributes
-            ):
-                note(event, args[1])
-                raise AttributeError(f"{args[1]} is not available while checking")
-        elif event == "object.__setattr__" or event == "object.__delattr__":
-            if type(args) is tuple_ and len_(args) > 1 and type(args[1]) is str_ and args[1] == "__code__":
-                note(event, "__code__")
-                raise RuntimeError("changing a function's code is not allowed while checking")
-        elif event == "import":
-            name = args[0] if type(args) is tuple_ and args else None
-            if type(name) is str_ and (name in forbidden or name.split(".")[0] in forbidden):
-                note(event, name)
-                raise ImportError(f"No module named {name!r} while checking", name=name)
-        elif event == "open" or event == "os.listdir" or event == "os.scandir":
-            path = args[0] if type(args) is tuple_ and args else None
-            if type(path) is bytes_:
-                path = path.decode("utf-8", "replace")
-            if type(path) is str_ and (path.startswith("/proc") or "/proc/" in path):
-                if "/.." not in path and any(path.startswith(folder) for folder in library):
-                    return  # the interpreter's own library, reached through its open folder
-                note(event, "/proc")
-                raise PermissionError(13, "Permission denied", path)
+        if event in recorded:
+            entry = {"event": event, "detail": ""}
+            if len_(attempts) < MAX_ATTEMPTS and entry not in attempts:
+                attempts.append(entry)
 
     return guard
 
@@ -502,7 +343,6 @@ def make_server(
     line_buffer: list[bytes],
     codec: dict[str, Any],
     settings: dict[str, Any],
-    trusted: list[bool],
     attempts: list[dict[str, str]],
 ) -> Any:
     """Build the closure that loads the submission and answers calls until the pipe closes.
@@ -549,17 +389,13 @@ def make_server(
         """The traceback entries inside the submission file only, newest last, repeats collapsed."""
         found = []
         tb = tb_of(error)
-        trusted[0] = True  # the harness reads tb_frame itself; nothing of the student's runs here
-        try:
-            while tb is not None:
-                code = tb.tb_frame.f_code
-                found.append((code.co_filename, code.co_name, tb.tb_lineno))
-                tb = tb.tb_next
-        finally:
-            trusted[0] = False
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            found.append((code.co_filename, code.co_name, tb.tb_lineno))
+            tb = tb.tb_next
         frames: list[dict[str, Any]] = []
         for filename, function, line in found:
-            if filename != path or type(line) is not exact_int:
+            if type(filename) is not exact_str or filename != path or type(line) is not exact_int:
                 continue
             text = source_lines[line - 1].strip() if 0 < line <= len(source_lines) else ""
             frame = {"line": line, "function": exact_str(function)[:200], "code": text[:200]}
@@ -716,15 +552,25 @@ def make_server(
                 errors.append({"cell": index, "error": describe_error(error)} if described else {})
         return errors
 
+    #: (call id, function, argument objects) of the last call that returned, for "again"
+    kept: list[Any] = [None]
+
     def answer(namespace: dict[str, Any], request: dict[str, Any], nonce: str) -> dict[str, Any]:
         call_id = request.get("id")
-        name = request.get("fn")
-        function = dict_get(namespace, name) if type(name) is exact_str else None
-        if function is None or not callable(function):
-            error = {"type": "MissingFunction", "message": "", "frames": []}
-            return {"id": call_id, "nonce": nonce, "ok": False, "error": error}
-        args = request.get("args")
-        args = args if type(args) is exact_list else []
+        held, kept[0] = kept[0], None
+        if "again" in request:  # the same function, on the very objects the last call was given
+            if held is None or held[0] != request["again"]:
+                error = {"type": "NothingKept", "message": "", "frames": []}
+                return {"id": call_id, "nonce": nonce, "ok": False, "error": error}
+            function, args = held[1], held[2]
+        else:
+            name = request.get("fn")
+            function = dict_get(namespace, name) if type(name) is exact_str else None
+            if function is None or not callable(function):
+                error = {"type": "MissingFunction", "message": "", "frames": []}
+                return {"id": call_id, "nonce": nonce, "ok": False, "error": error}
+            args = request.get("args")
+            args = args if type(args) is exact_list else []
         sys_.stdout = output
         gc_enable()
         try:
@@ -750,6 +596,7 @@ def make_server(
                 "error": describe_error(error),
                 "printed": take_printed(),
             }
+        kept[0] = (call_id, function, args)
         return {
             "id": call_id,
             "nonce": nonce,
@@ -768,11 +615,7 @@ def make_server(
             line = next_line(requests, line_buffer)
             if line is None:
                 return
-            trusted[0] = True  # marshal.loads of the grader's own request: no student code runs
-            try:
-                request = unpack(line)
-            finally:
-                trusted[0] = False
+            request = unpack(line)
             nonce = request.pop("nonce", "")
             send(answer(namespace, request, nonce))
 
@@ -838,18 +681,13 @@ def confine(
     program = settings.get("seccomp")
     if program:
         install_seccomp(bytes.fromhex(program), applied, missing)
-    trusted = [True]
     attempts: list[dict[str, str]] = []
-    stdlib = os.path.dirname(os.__file__)
-    serve = make_server(path, source, requests, replies, buffer, codec, settings, trusted, attempts)
+    serve = make_server(path, source, requests, replies, buffer, codec, settings, attempts)
     # Nothing of the harness stays where student code can look it up.
     for name in ("__main__", "wire", "ctypes", "_ctypes", "resource"):
         sys.modules.pop(name, None)
     sys.modules["__main__"] = type(sys)("__main__")
-    set_signal = disarm(sys.modules)
-    library = tuple(entry + "/" for entry in sys.path if entry.startswith("/proc/self/fd/"))
-    sys.addaudithook(make_guard(trusted, attempts, stdlib, library, set_signal))
-    trusted[0] = False
+    sys.addaudithook(make_guard(attempts))
     return serve, {"uid": os.getuid(), "applied": applied, "missing": missing}
 
 

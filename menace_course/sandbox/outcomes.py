@@ -76,10 +76,12 @@ class Printed:
 
 @dataclass(frozen=True)
 class Attempt:
-    """Something student code tried that the harness refused or noticed (see :mod:`.guard`).
+    """Something student code did that the harness's detector recorded, or a forged message.
 
-    ``event`` is the audit event (``sys._getframe``, ``import``, ...) and ``detail`` a
-    short plain description (``ctypes``, ``tb_frame``, ...).
+    ``event`` is the audit event (``sys.addaudithook``, ``gc.get_objects``, ...; see
+    ``harness.RECORDED_EVENTS``) or ``forged message``, and ``detail`` a short plain
+    description. Like everything from the child, it is the student's output: it can make
+    a report "needs review", never a grade.
     """
 
     event: str

@@ -1,8 +1,9 @@
 """Read a submission (without running it) for signs that it reaches into the grader.
 
-Student code shares the sandboxed interpreter with the harness, so the harness guards
-itself at run time (:mod:`~menace_course.sandbox.harness`); this is the other half, done
-in the grader on the source text with :mod:`ast`. It flags code that introspects what a
+Student code shares the sandboxed interpreter with the harness, whose detector records
+at run time the few things only tampering does
+(:mod:`~menace_course.sandbox.harness`); this is the other half, done in the grader on
+the source text with :mod:`ast`. It flags code that introspects what a
 lesson's answer never needs: ``__main__`` and ``sys.modules`` (where the harness lives),
 the garbage collector, frames (``sys._getframe``, ``inspect.stack``, ``f_back``,
 ``tb_frame``...), ``ctypes``, tracing and audit hooks, code and closure internals, and
@@ -61,26 +62,15 @@ ATTRIBUTES = {
     "__closure__": "reads a function's closure (`__closure__`)",
     "__code__": "reads or replaces a function's code (`__code__`)",
 }
-#: What the sandbox's audit hook reports, in the instructor's words.
+#: What the sandbox's detector reports (``harness.RECORDED_EVENTS``), in the instructor's
+#: words, and the grader's own finding of a message the harness did not write.
 RUNTIME = {
-    "sys._getframe": "walked the call stack while running",
-    "sys._current_frames": "walked the call stack while running",
-    "object.__getattr__": "reached for a frame while running",
-    "object.__setattr__": "replaced a function's code while running",
-    "object.__delattr__": "removed a function's code while running",
-    "import": "imported a module the sandbox refuses",
-    "open": "opened `/proc` while running",
-    "sys.settrace": "set a trace function while running",
-    "sys.setprofile": "set a profile function while running",
     "sys.addaudithook": "added an audit hook while running",
-    "code.__new__": "built a code object while running",
-    "function.__new__": "built a function by hand while running",
-    "marshal.loads": "loaded code from bytes while running",
+    "sys._current_frames": "walked every thread's call stack while running (`sys._current_frames`)",
+    "sys._current_exceptions": "read every thread's exception while running (`sys._current_exceptions`)",
     "gc.get_objects": "listed every object in memory while running (`gc.get_objects`)",
-    "gc.get_referrers": "looked for what refers to an object while running (`gc.get_referrers`)",
     "gc.get_referents": "looked inside objects while running (`gc.get_referents`)",
     "forged message": "wrote a message to the grader that the harness did not send",
-    "refused": "called a function the sandbox refuses",
 }
 MAX_FINDINGS = 20
 

@@ -163,6 +163,9 @@ class Worker:
         self._delay: RunDelay | None = None
         self._workdir: Path | None = None
         self._next_id = 0
+        #: (id, function, how many arguments) of the last call, when it returned: what
+        #: :meth:`call_again` may ask the child to call again
+        self._last_returned: tuple[int, str, int] | None = None
         self._load_nonce = ""
         self._pending_hello = b""
         self._load: LoadOutcome | None = None
@@ -378,6 +381,7 @@ class Worker:
                 self._process.kill()
                 code = self._process.wait()
             self._process = None
+        self._last_returned = None  # a new child holds no objects of the old one's
         self._release_uid()  # only now: the child that had it is gone
         if self._channel is not None:
             self._channel.close()
@@ -418,6 +422,25 @@ class Worker:
             self.spent += time.monotonic() - calling
         return CallOutcome(**{**outcome.__dict__, "seconds": time.monotonic() - started})
 
+    def call_again(self) -> CallOutcome:
+        """Call the last call's function again, on the very objects the child gave it then.
+
+        The objects are as that call left them, so a function that changed its input gets
+        a different input now: for a function that must leave its input alone and give
+        the same answer for the same input, the two results differ. This is how a changed
+        input is seen by behaviour, whatever the child reports as the arguments after a
+        call. Only right after a call that returned, in the same child; ``"dead"`` otherwise.
+        """
+        last = self._last_returned
+        if self.remaining() <= 0:
+            return CallOutcome("budget")
+        if last is None or self._process is None:
+            return CallOutcome("dead")
+        started = time.monotonic()
+        outcome = self._call(last[1], [None] * last[2], again=last[0])
+        self.spent += time.monotonic() - started
+        return CallOutcome(**{**outcome.__dict__, "seconds": time.monotonic() - started})
+
     def _restart(self, function: str) -> CallOutcome | None:
         """Start a fresh child after a timeout or crash; None when it loaded again.
 
@@ -435,11 +458,15 @@ class Worker:
         status: CallStatus = "timeout" if load.status == "timeout" else "crashed"
         return CallOutcome(status, exit_code=load.exit_code)
 
-    def _call(self, function: str, args: list[Any]) -> CallOutcome:
+    def _call(self, function: str, args: list[Any], again: int | None = None) -> CallOutcome:
+        """One request; ``again``: call ``again``'s function on its kept objects (``args``: as many)."""
         self._next_id += 1
         call_id = self._next_id
         nonce = secrets.token_hex(16)
-        request = wire.pack({"id": call_id, "nonce": nonce, "fn": function, "args": args})
+        self._last_returned = None
+        message: dict[str, Any] = {"id": call_id, "nonce": nonce}
+        message.update({"fn": function, "args": args} if again is None else {"again": again})
+        request = wire.pack(message)
         budget = self.remaining()
         seconds = min(self.limits.call_seconds, budget)
         try:
@@ -459,6 +486,8 @@ class Worker:
                 return CallOutcome("crashed", exit_code=code, exception=over_the_cap(self.limits.reply_bytes))
             return CallOutcome("crashed", exit_code=code)
         self.attempts.extend(outcome.attempts)
+        if outcome.status == "returned":
+            self._last_returned = (call_id, function, len(args))
         if outcome.exception is not None and outcome.exception.type_name == "MemoryError":
             self._count_crash(function)  # a memory bomb costs a second a call: stop early
         return outcome

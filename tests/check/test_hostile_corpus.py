@@ -464,8 +464,12 @@ def test_endless_recursion_is_named(aftermath):
 
 def test_recursion_past_a_raised_limit_stops_python_and_is_given_up_after_a_few_tries(aftermath):
     run = run_of(aftermath, "recursion_limit_raised")
-    assert run.test("example_1")["detail"]["problem"] == "crashed"
-    assert run.outcomes().count("error") <= 3 and "skipped" in run.outcomes()
+    if sys.version_info >= (3, 12):  # Python guards its own C stack: a RecursionError, every call
+        assert run.test("example_1")["detail"]["problem"] == "recursion"
+        assert "passed" not in run.outcomes()
+    else:
+        assert run.test("example_1")["detail"]["problem"] == "crashed"
+        assert run.outcomes().count("error") <= 3 and "skipped" in run.outcomes()
     python_only = run_of(aftermath, "recursion_limit_raised_python")
     assert python_only.outcomes()[0] in ("timeout", "error")
 
@@ -507,13 +511,15 @@ def test_a_search_of_the_disk_finds_no_tests_and_no_reference(aftermath):
 
 
 def test_the_callers_frames_hold_no_expected_values(aftermath):
-    # The frames and the garbage collector are refused (an error), and the file needs review.
+    # Nothing refuses the frames or the garbage collector (the standard library uses both):
+    # they hold only the harness, since expected values never enter the child. What the
+    # walk finds is no answer, and the file needs review for what its source does.
     run = run_of(aftermath, "inspects_frames")
     example = run.test("example_1")
-    assert example["outcome"] == "error" and example["detail"]["error_type"] == "RuntimeError"
-    assert "gc.get_objects" in example["detail"]["error_message"]
-    assert "walked the call stack while running" in sandbox_findings(run)
+    assert example["outcome"] == "failed" and example["detail"]["problem"] == "wrong_type"
+    assert all(t["outcome"] != "passed" for t in run.report["tests"] if "change" not in t["name"])
     assert "walks the call stack (`sys._getframe`)" in code_findings(run)
+    assert "needs review" in run.text
 
 
 def test_forged_replies_on_every_file_descriptor_do_not_pass(aftermath):
@@ -559,23 +565,24 @@ def code_findings(run: Run) -> list[str]:
 
 
 def test_a_child_that_stops_reading_and_forges_replies_cannot_hang_the_grader(aftermath):
-    # F_SETPIPE_SZ + FIONREAD/tee peeking + replies with the right id: the first call never
-    # returns. The grader's writes have deadlines, and a reply without the nonce is refused.
+    # F_SETPIPE_SZ + FIONREAD/tee peeking + replies with the right id and nonce (read from
+    # the harness's frame, which nothing refuses): the first call never returns. The
+    # grader's writes have deadlines, so the check ends; what the forged replies earn is
+    # what the right answers they carry earn, never a pass: the file needs review.
     run = run_of(aftermath, "hangs_the_grader")
     assert run.code == 1  # it ended, with a verdict
-    assert not any(o == "passed" for o in run.outcomes())
-    assert run.test("example_1")["detail"]["problem"] == "crashed"
-    assert "wrote a message to the grader that the harness did not send" in sandbox_findings(run)
+    assert run.report["passed"] is False and run.report["score"] < run.report["max_score"]
+    assert "timeout" in run.outcomes() or "error" in run.outcomes()
     assert "walks the call stack (`sys._getframe`)" in code_findings(run)
     assert "needs review" in run.text
 
 
 def test_shared_memory_cannot_hold_memory_past_the_cap(aftermath):
-    # The answer is right, but the shared memory never exists: ctypes is refused in the
-    # sandbox (and shmget is refused by the seccomp filter: tests/core/test_seccomp.py).
+    # The answer is right, but the shared memory never exists: ctypes loads, and the
+    # seccomp filter refuses shmget (tests/core/test_seccomp.py runs each refused call).
     run = run_of(aftermath, "shm_over_memory_cap")
     assert run.report["score"] == run.report["max_score"] and run.report["passed"] is False
-    assert "imported a module the sandbox refuses (`ctypes`)" in sandbox_findings(run)
+    assert "imports `ctypes` (raw memory and system calls)" in code_findings(run)
     assert "needs review" in run.text
 
 
@@ -711,3 +718,21 @@ def test_menace_grade_ends_on_the_attacks_and_lists_the_tampering_for_review(aft
     assert "Needs review" in report
     for name in ("hangs_the_grader", "forges_args_after", "shm_over_memory_cap", "forges_infinity"):
         assert name in report.split("Needs review", 1)[1], name
+
+
+# -- issue 20: the guard switched off from inside; grades do not rest on it ------------------
+
+
+@pytest.mark.parametrize("name", ["bypass_marshal_loads", "bypass_str_file_name", "bypass_del_of_a_request"])
+def test_a_harness_rewritten_from_inside_earns_no_more_than_the_honest_function(aftermath, name):
+    # Each file switches the old guard off (its own way), rewrites the harness's encode so
+    # that the arguments after a call look untouched, and empties the recorded attempts:
+    # 15/15 (14/15), "passed". A second call on the same list shows the change whatever
+    # the child reports, so it gets what the honest changes_input gets: 10/15.
+    run = run_of(aftermath, name)
+    honest = run_of(aftermath, "changes_input")
+    not_passed = [t["name"] for t in run.report["tests"] if t["outcome"] != "passed"]
+    assert run.report["passed"] is False and run.code == 1
+    assert run.report["score"] == honest.report["score"] == 10.0
+    assert not_passed == [t["name"] for t in honest.report["tests"] if t["outcome"] != "passed"]
+    assert run.test("example_1")["detail"]["problem"] == "changed_input"

@@ -406,9 +406,13 @@ def test_the_stamp_changes_with_the_interpreters_environment_and_the_package(mon
     first = stamp()
     assert stamp() == first
     assert os.uname().nodename in first.splitlines()  # a shared home folder: a socket per machine
-    monkeypatch.setenv("PYTHONHASHSEED", "7")
+    seed = os.environ.get("PYTHONHASHSEED")  # tox sets one
+    monkeypatch.setenv("PYTHONHASHSEED", "8" if seed == "7" else "7")
     assert stamp() != first
-    monkeypatch.delenv("PYTHONHASHSEED")
+    if seed is None:
+        monkeypatch.delenv("PYTHONHASHSEED")
+    else:
+        monkeypatch.setenv("PYTHONHASHSEED", seed)
     monkeypatch.setenv("NOT_AN_INTERPRETER_VARIABLE", "1")
     assert stamp() == first  # the check gets the client's environment anyway
     path = socket_path(first)
