@@ -98,7 +98,11 @@ def shown_seconds(seconds: float) -> float:
 
 
 def _kind_of(detail: Detail | None) -> ErrorKind | None:
-    return ErrorKind.of(detail.error_type) if detail is not None else None
+    """The builtin kind a student may read: only for a call that raised (``memory`` and ``recursion``
+    say theirs in words), and only one of :class:`ErrorKind`'s exact names."""
+    if detail is None or detail.problem is not Problem.RAISED:
+        return None
+    return ErrorKind.of(detail.error_type)
 
 
 def _hidden_test(test: TestResult) -> TestResult:
@@ -169,12 +173,11 @@ def _sandbox_sentences() -> frozenset[str]:
 
 
 def _integrity(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
-    shown: list[Finding] = []
-    for finding in findings:
-        one = _shown_finding(finding)
-        if one not in shown:
-            shown.append(one)
-    return tuple(shown)
+    """The file's own findings as found; the sandbox's as a set of the grader's sentences, in a fixed
+    order (so that which ones, not in what order or how often, is all a submission can choose)."""
+    code = [f for f in findings if f.source != "sandbox"]
+    sandbox = sorted({_shown_finding(f) for f in findings if f.source == "sandbox"}, key=lambda f: f.what)
+    return (*code, *sandbox)
 
 
 def student_view(report: SubmissionReport) -> SubmissionReport:
