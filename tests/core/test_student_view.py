@@ -85,7 +85,8 @@ def test_a_hidden_test_keeps_only_the_problem_and_no_name_the_child_chose():
 
 
 def test_a_builtin_kind_is_named_only_when_it_is_exactly_one_of_the_fixed_list():
-    for sent, shown in [("IndexError", "IndexError"), ("IndexError ", None), ("indexerror", None), ("", None)]:
+    sent_and_shown = [("IndexError", "IndexError"), ("IndexError ", None), ("indexerror", None), ("", None)]
+    for sent, shown in sent_and_shown:
         detail = dataclasses.replace(CHILD_SAYS, error_type=sent)
         (test,) = student_view(_report(_test("t", False, detail))).tests
         assert test.detail is not None and test.detail.error_type == shown, sent
