@@ -173,7 +173,10 @@ class Line:
 class Detail:
     """What a visible failure shows: every text here is already a ``repr`` made in the grader.
 
-    Hidden tests keep only ``problem``: their inputs and expected values are never stored.
+    A hidden test's detail never holds its inputs or expected values (``call``, ``expected``,
+    ``got``... stay None); it keeps the problem and what the child said (``error_type``,
+    ``error_message``, ``traceback``, ``printed``) for the instructor. A student sees only the
+    problem and a builtin kind of it (:func:`menace_course.student_view.student_view`).
     """
 
     problem: Problem  #: what kind of failure (see :class:`Problem`)

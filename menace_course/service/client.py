@@ -224,7 +224,7 @@ def check_remote(
     if not isinstance(report, dict):
         raise ServiceError("the check service answered without a report")
     try:
-        # The service sends the student's view; an older service may not: made here again.
+        # Printed as a local check prints it: the student's view (an older service sent the whole record).
         parsed = student_view(SubmissionReport.from_dict(report))
     except (KeyError, TypeError, ValueError) as error:
         raise ServiceError(
