@@ -24,6 +24,7 @@ import markupsafe
 from menace_course.cache import trusted_folder
 from menace_course.models import Detail, Kind, Outcome, SubmissionReport, TestResult
 from menace_course.safe_text import STUDENT_TEXT_CAP, cap, cap_block, md_code, md_fence, md_text, printable
+from menace_course.student_view import student_view
 
 Format = Literal["text", "markdown", "html"]
 TEMPLATE_FOR: dict[str, str] = {
@@ -146,7 +147,7 @@ def shown(report: SubmissionReport) -> SubmissionReport:
 
 
 def _view(report: SubmissionReport) -> dict[str, Any]:
-    report = shown(report)
+    report = shown(student_view(report))  # feedback is for students: only what they may see
     tests = list(report.tests)
     examples = [t for t in tests if t.kind is Kind.EXAMPLE]
     others = [t for t in tests if t.kind is not Kind.EXAMPLE]
@@ -166,7 +167,12 @@ def _view(report: SubmissionReport) -> dict[str, Any]:
 
 
 def render(report: SubmissionReport, templates: Path, format: Format = "text") -> str:
-    """The report in words, in one of the three formats."""
+    """The report in words, in one of the three formats: always the student's view of it.
+
+    What a student may see is decided by :func:`~menace_course.student_view.student_view`
+    (never here, never in a template): a hidden test's words are made of its title, hint,
+    problem code and builtin exception kind only.
+    """
     env = environment(templates, format)
     return env.get_template(TEMPLATE_FOR[format]).render(**_view(report))
 

@@ -65,6 +65,54 @@ class Problem(enum.StrEnum):
     GRADER = "grader"  #: the grader or the test failed: not the student's mistake
 
 
+class ErrorKind(enum.StrEnum):
+    """The builtin exceptions a hidden test may name to a student: a fixed list, decided in the parent.
+
+    The child sends the class name of whatever student code raised, and the student can
+    name a class anything (``type("LEAK" + repr(args), (Exception,), {})``). So the name
+    that reaches a student from a hidden test is never the child's string: it is one of
+    these members, or nothing ("raised an exception"). :meth:`of` is the only mapping.
+    A student's own class called ``IndexError`` still shows as ``IndexError``: that is one
+    of these names, chosen among them, and ``docs/json-schema.md`` counts it as such.
+    """
+
+    ASSERTION = "AssertionError"
+    ATTRIBUTE = "AttributeError"
+    EOF = "EOFError"
+    EXCEPTION = "Exception"
+    IMPORT = "ImportError"
+    INDEX = "IndexError"
+    KEY = "KeyError"
+    MEMORY = "MemoryError"
+    MODULE_NOT_FOUND = "ModuleNotFoundError"
+    NAME = "NameError"
+    NOT_IMPLEMENTED = "NotImplementedError"
+    OS = "OSError"
+    OVERFLOW = "OverflowError"
+    RECURSION = "RecursionError"
+    RUNTIME = "RuntimeError"
+    STOP_ITERATION = "StopIteration"
+    SYSTEM_EXIT = "SystemExit"
+    TYPE = "TypeError"
+    UNBOUND_LOCAL = "UnboundLocalError"
+    VALUE = "ValueError"
+    ZERO_DIVISION = "ZeroDivisionError"
+
+    @classmethod
+    def of(cls, type_name: str | None) -> ErrorKind | None:
+        """The member spelled exactly ``type_name``, or None for any other name (or none).
+
+        >>> ErrorKind.of("IndexError"), ErrorKind.of("IndexError2"), ErrorKind.of(None)
+        (<ErrorKind.INDEX: 'IndexError'>, None, None)
+        """
+        if type(type_name) is not str:
+            return None
+        try:
+            return cls(type_name)
+        except ValueError:
+            return None
+
+
 #: How a call to the student's function ended (``sandbox.outcomes.CallOutcome.status``).
 CallStatus = Literal["returned", "raised", "timeout", "crashed", "missing", "budget", "dead"]
 #: How loading the student's file in the child ended (``sandbox.outcomes.LoadOutcome.status``).
@@ -125,7 +173,10 @@ class Line:
 class Detail:
     """What a visible failure shows: every text here is already a ``repr`` made in the grader.
 
-    Hidden tests keep only ``problem``: their inputs and expected values are never stored.
+    A hidden test's detail never holds its inputs or expected values (``call``, ``expected``,
+    ``got``... stay None); it keeps the problem and what the child said (``error_type``,
+    ``error_message``, ``traceback``, ``printed``) for the instructor. A student sees only the
+    problem and a builtin kind of it (:func:`menace_course.student_view.student_view`).
     """
 
     problem: Problem  #: what kind of failure (see :class:`Problem`)

@@ -122,11 +122,12 @@ def student_texts(report: SubmissionReport, course: Course) -> StudentTexts:
     """The report in the course's words, as every other way of showing it words it."""
     from menace_course.exports.gradescope_results import output_of_test
     from menace_course.feedback import environment, render
+    from menace_course.student_view import student_view
 
     env = environment(course.templates_dir, "text")
     return StudentTexts(
         summary=render(report, course.templates_dir, "text"),
-        tests={t.name: output_of_test(t, report.function, env) for t in report.tests},
+        tests={t.name: output_of_test(t, report.function, env) for t in student_view(report).tests},
     )
 
 

@@ -305,7 +305,8 @@ def _report(
         hidden_not_run=suite.hidden_not_run,
         printed_at_load=printed,
         notices=source.notices,
-        seconds=round(time.monotonic() - started, 3),
+        # bounded by the limits (a student sees it rounded: student_view), so it is a small channel
+        seconds=round(min(time.monotonic() - started, time_allowed(challenge.limits)), 3),
         suite_hash=suite.suite_hash,
         version=__version__,
         hypothesis_version=_hypothesis_stamp(suite),

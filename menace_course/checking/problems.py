@@ -3,7 +3,9 @@
 The child could not load the file (it raised, hung or stopped Python), or the file
 does not define the challenge's function, or defines it with the wrong parameters.
 Each becomes a :class:`~menace_course.models.LoadProblem`, and every test of the suite
-is reported as skipped with the reason.
+is reported as skipped with the reason. Loading happens before any test calls the
+function, so what the child says here (its exception, frames, printed text) holds nothing
+of a hidden test, and the student sees it all.
 """
 
 from __future__ import annotations
@@ -12,16 +14,17 @@ import difflib
 
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite
-from menace_course.models import Detail, LoadProblem, Outcome, Problem, Status, TestResult
+from menace_course.models import Detail, ErrorKind, LoadProblem, Outcome, Problem, Status, TestResult
 from menace_course.sandbox.outcomes import LoadOutcome, refused_for_size
 
-#: Exceptions at load time that have advice of their own (see feedback_templates/words.j2).
-LOAD_PROBLEMS = {
-    "EOFError": Problem.INPUT,
-    "SystemExit": Problem.EXIT,
-    "MemoryError": Problem.MEMORY,
-    "ModuleNotFoundError": Problem.IMPORT,
-    "ImportError": Problem.IMPORT,
+#: Exceptions at load time that have advice of their own (see feedback_templates/words.j2). The
+#: child's class name is looked up through :meth:`ErrorKind.of`: only an exact builtin name counts.
+LOAD_PROBLEMS: dict[ErrorKind, Problem] = {
+    ErrorKind.EOF: Problem.INPUT,
+    ErrorKind.SYSTEM_EXIT: Problem.EXIT,
+    ErrorKind.MEMORY: Problem.MEMORY,
+    ErrorKind.MODULE_NOT_FOUND: Problem.IMPORT,
+    ErrorKind.IMPORT: Problem.IMPORT,
 }
 
 
@@ -60,7 +63,8 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
     exception = load.exception
     assert exception is not None
     frames = exception.frames
-    problem = LOAD_PROBLEMS.get(exception.type_name, Problem.RAISED)
+    kind = ErrorKind.of(exception.type_name)
+    problem = LOAD_PROBLEMS.get(kind, Problem.RAISED) if kind is not None else Problem.RAISED
     detail = Detail(
         problem=problem,
         error_type=exception.type_name,

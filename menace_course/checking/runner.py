@@ -3,8 +3,12 @@
 A case passes when it returns. A :class:`~menace_course.checking.testing.StudentFailure` (or a plain
 ``assert``) is the student's mistake and becomes ``failed``; a call that raised or stopped
 Python is ``error``; one that took too long is ``timeout``; a function that already timed
-out is not called again, so the rest of its tests are ``skipped``. For a hidden test only
-the kind of problem is kept, never its inputs or expected values.
+out is not called again, so the rest of its tests are ``skipped``. For a hidden test the
+record keeps the kind of problem and what the child said about it (for the instructor),
+never its inputs or expected values; what a student sees of it is made by
+:func:`~menace_course.student_view.student_view`. A test's ``message`` is the grader's own
+(:func:`~menace_course.student_view.message_for`), with a builtin exception kind decided
+here from a fixed list (:class:`~menace_course.models.ErrorKind`), never the child's name.
 
 Any other exception raised while a test runs (a ``TypeError`` in the test's own code, a
 value the grader cannot send, hypothesis finding the test itself unsatisfiable) is the
@@ -26,39 +30,22 @@ from menace_course.checking.problems import cap_words
 from menace_course.checking.proxy import CallRecord, SubmissionProxy
 from menace_course.checking.suite import Case, call_text
 from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
-from menace_course.models import Detail, Kind, Outcome, Problem, TestResult
+from menace_course.models import Detail, ErrorKind, Kind, Outcome, Problem, TestResult
 from menace_course.sandbox.outcomes import CallOutcome, refused_for_size
+from menace_course.student_view import MESSAGES, message_for
+
+__all__ = ["MESSAGES", "Ran", "run_case", "run_case_logged", "run_cases", "show"]
 
 _repr = reprlib.Repr()
 _repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxdict = 12
 _repr.maxstring = _repr.maxother = 120
 _repr.maxlevel = 4
 
-MESSAGES = {
-    "different": "returned a different value",
-    "wrong_type": "returned the wrong kind of value",
-    "changed_input": "changed the list it was given",
-    "broken_rule": "broke a rule every answer must keep",
-    "raised": "stopped with an error",
-    "timeout": "did not finish in time",
-    "budget": "not checked: the time for this file ran out",
-    "dead": (
-        "not checked: the function took too long, ran out of memory, stopped Python "
-        "or gave back too large a value earlier"
-    ),
-    "crashed": "stopped Python itself",
-    "too_large": "gave back a value too large to check",
-    "memory": "used more memory than allowed",
-    "recursion": "called itself without end",
-    "missing": "is not defined",
-    "signature": "cannot take the arguments the challenge gives",
-    "flaky": "gave different answers for the same input",
-    "grader": "was not checked: the grader failed on this check (not your mistake; your teacher can see why)",
-}
-
-
 #: Problems about the value returned, where a test's own hint helps.
 VALUE_PROBLEMS = frozenset({"different", "wrong_type", "changed_input", "broken_rule", "flaky"})
+#: Problems of a call that raised: a hidden test's own hint says what it checks (issue 24),
+#: since its input is not shown.
+CRASH_PROBLEMS = frozenset({"raised", "recursion"})
 
 
 def show(value: Any) -> str:
@@ -106,9 +93,10 @@ def _problem_of(error: BaseException) -> str:
     if isinstance(error, CallProblem):
         exception = getattr(error.outcome, "exception", None)
         if error.status == "raised" and exception is not None:
-            if exception.type_name == "MemoryError":
+            kind = ErrorKind.of(exception.type_name)  # a name among the fixed builtins, or None
+            if kind is ErrorKind.MEMORY:
                 return "memory"
-            if exception.type_name == "RecursionError":
+            if kind is ErrorKind.RECURSION:
                 return "recursion"
         if isinstance(error.outcome, CallOutcome) and refused_for_size(error.outcome):
             return "too_large"  # the worker refused the reply: Python did not stop
@@ -120,14 +108,28 @@ def _problem_of(error: BaseException) -> str:
     return "flaky"  # the only other error a student causes (see _is_students)
 
 
+def _error_kind(record: CallRecord | None) -> ErrorKind | None:
+    """The builtin kind of what the last call raised: from a fixed list, never the child's name."""
+    outcome = record.outcome if record is not None else None
+    if outcome is None or outcome.exception is None or refused_for_size(outcome):
+        return None
+    return ErrorKind.of(outcome.exception.type_name)
+
+
 def _detail(case: Case, error: BaseException, problem: str, record: CallRecord | None) -> Detail:
     if not case.is_visible:
+        # The instructor's record: what the child said, never the call's inputs or the expected
+        # value. A student sees only what student_view keeps of it (the problem, a builtin kind).
         values: dict[str, Any] = {"problem": Problem(problem)}
         if problem == "too_large":
             return Detail(**values)
-        if record is not None and record.outcome is not None and record.outcome.exception:
-            values["error_type"] = record.outcome.exception.type_name
-            values["traceback"] = record.outcome.exception.frames
+        outcome = record.outcome if record is not None else None
+        if outcome is not None and outcome.exception:
+            values["error_type"] = outcome.exception.type_name
+            values["error_message"] = outcome.exception.message
+            values["traceback"] = outcome.exception.frames
+        if outcome is not None and outcome.printed.text:
+            values["printed"] = outcome.printed.text
         return Detail(**values)
     values = _call_detail(problem, record)
     if isinstance(error, Mismatch):
@@ -213,9 +215,11 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
     ):
         # A test's hint speaks of values; a crash or a timeout has its own advice.
         hint = case.hint
+    if hint is None and problem in CRASH_PROBLEMS and case.kind is not Kind.EXAMPLE:
+        hint = case.hint  # its input is not shown: the hint says what the check is about
     result = TestResult(
         outcome=_outcome_for(problem),
-        message=MESSAGES[problem],
+        message=message_for(Problem(problem), _error_kind(record)),
         points=0.0,
         hint=hint if problem not in ("budget", "dead") else None,
         detail=_detail(case, error, problem, record),

@@ -207,7 +207,9 @@ def exit_code(reports: list[SubmissionReport]) -> int:
 
 def _show(reports: list[SubmissionReport], output_format: str, course: Course, ascii_only: bool) -> None:
     if output_format == "json":
-        data = [r.to_dict() for r in reports]
+        from menace_course.student_view import student_dict
+
+        data = [student_dict(r) for r in reports]  # what a student may see, as text shows it
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False))
         return
     from menace_course.feedback import render_many

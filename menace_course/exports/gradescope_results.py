@@ -9,8 +9,9 @@ file is that specification as a JSON Schema; the project's tests validate agains
 What a student may see follows the rest of the course:
 
 * a visible example's output shows the call, what was expected and what came back;
-* a hidden test's output shows its name and, when it failed, its hint, never its inputs
-  or expected values, and the whole test has the visibility the instructor chose
+* a hidden test's output shows its name and, when it failed, what kind of problem it was
+  (a builtin exception kind at most), its hint and what to try, never its inputs or
+  expected values, and the whole test has the visibility the instructor chose
   (``after_published`` by default, or ``hidden``);
 * the top-level output is the usual feedback, rendered from the course's templates, and
   when hidden tests are not shown yet it leaves their results out as well.
@@ -28,6 +29,7 @@ from menace_course import __version__
 from menace_course.feedback import environment, render, shown_test
 from menace_course.models import Outcome, SubmissionReport, TestResult
 from menace_course.safe_text import printable
+from menace_course.student_view import shown_seconds, student_test, student_view
 
 #: Gradescope's four visibility values, from most to least open.
 Visibility = Literal["visible", "after_published", "after_due_date", "hidden"]
@@ -48,9 +50,13 @@ _TEST_TEMPLATE = """\
 {% elif t.outcome == Outcome.SKIPPED %}
 – {{ t.title }}: {{ t.message }}
 {% elif not t.is_visible %}
-✗ {{ t.title }}
+✗ {{ t.title }}: {{ words.check_problem(t, fn) }}
 {% if t.hint %}
 hint: {{ hint_text(t.hint) }}
+{% endif %}
+{% set advice = words.hidden_advice(t, fn) %}
+{% if advice %}
+{{ advice }}
 {% endif %}
 {% else %}
 ✗ {{ words.problem(d.problem if d else "different", fn) }}
@@ -94,7 +100,7 @@ hint: {{ hint_text(t.hint) }}
 def output_of_test(test: TestResult, function: str, env: jinja2.Environment) -> str:
     """The text Gradescope shows under one test (name and hint only, for a hidden test)."""
     template = env.from_string(_TEST_TEMPLATE)
-    return template.render(t=shown_test(test), fn=function, Outcome=Outcome).strip() + "\n"
+    return template.render(t=shown_test(student_test(test)), fn=function, Outcome=Outcome).strip() + "\n"
 
 
 def _test_entry(
@@ -140,12 +146,18 @@ def results_json(
     hidden: Visibility = "after_published",
     execution_time: float | None = None,
 ) -> dict[str, Any]:
-    """Gradescope's ``results.json`` for one checked submission."""
+    """Gradescope's ``results.json`` for one checked submission: the student's view of it.
+
+    Students read ``results.json`` (its output and its tests' outputs, the execution time),
+    so it is made from :func:`~menace_course.student_view.student_view` only; the instructor
+    has the autograder's standard output for the rest.
+    """
+    report = student_view(report)
     env = environment(templates, "text")
     tests = [_test_entry(i, t, report, env, hidden) for i, t in enumerate(report.tests, start=1)]
     return {
         "score": report.score,
-        "execution_time": round(report.seconds if execution_time is None else execution_time, 3),
+        "execution_time": report.seconds if execution_time is None else shown_seconds(execution_time),
         "output": render(shown_now(report, hidden), templates, "markdown"),
         "output_format": "md",
         "test_output_format": "text",

@@ -19,6 +19,7 @@ from marshmallow import ValidationError
 
 from menace_course import catalog
 from menace_course.feedback import Format
+from menace_course.models import SubmissionReport
 from menace_course.service.auth import check_csrf_for_cookie, remember_anonymous, require_checker, who
 from menace_course.service.db.models import Attempt, AttemptStatus
 from menace_course.service.dispatch.waits import POLL_LIMIT, wait_for
@@ -27,6 +28,7 @@ from menace_course.service.limits import limiter, submission_limit
 from menace_course.service.openapi import build_spec, documented
 from menace_course.service.schemas import CheckRequestSchema
 from menace_course.service.state import state
+from menace_course.student_view import student_dict
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 FORMATS = ("text", "markdown", "html")
@@ -88,6 +90,11 @@ def _format() -> Format | None:
     return raw  # type: ignore[return-value]
 
 
+def shown_report(report: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The stored report (the instructor's record) as a student may see it (``student_view``)."""
+    return None if report is None else student_dict(SubmissionReport.from_dict(report))
+
+
 def view(attempt: Attempt, format: Format | None = None) -> dict[str, Any]:
     """What the API says about an attempt."""
     data: dict[str, Any] = {
@@ -97,7 +104,7 @@ def view(attempt: Attempt, format: Format | None = None) -> dict[str, Any]:
         "challenge": attempt.challenge,
         "filename": attempt.filename,
         "created_at": attempt.created_at.isoformat(),
-        "report": attempt.report if attempt.status is AttemptStatus.DONE else None,
+        "report": shown_report(attempt.report) if attempt.status is AttemptStatus.DONE else None,
     }
     if format is not None and attempt.report is not None and attempt.status is AttemptStatus.DONE:
         data["feedback"] = feedback(state(), attempt.report, format)

@@ -27,6 +27,7 @@ from menace_course.checking.loader import Source, read_submission
 from menace_course.course import Course, find_course
 from menace_course.errors import CourseError, UsageError
 from menace_course.models import Status, SubmissionReport
+from menace_course.student_view import student_dict, student_view
 
 #: How long one request may wait for a check on the service (it holds the answer until done).
 WAIT_SECONDS = 25
@@ -223,7 +224,8 @@ def check_remote(
     if not isinstance(report, dict):
         raise ServiceError("the check service answered without a report")
     try:
-        parsed = SubmissionReport.from_dict(report)
+        # Printed as a local check prints it: the student's view (an older service sent the whole record).
+        parsed = student_view(SubmissionReport.from_dict(report))
     except (KeyError, TypeError, ValueError) as error:
         raise ServiceError(
             f"the check service's report could not be read ({error}); update menace-course"
@@ -286,7 +288,7 @@ def check_on_server(
     reports = [c.report for c in checks]
     print(f"menace: checked on the check service at {session.server}", file=sys.stderr)
     if output_format == "json":
-        data = [r.to_dict() for r in reports]
+        data = [student_dict(r) for r in reports]
         sys.stdout.write(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n")
         return reports
     separator = "\n" if output_format != "html" else "\n<hr>\n"

@@ -142,8 +142,10 @@ def test_buggy_submission_gets_per_test_results_that_follow_the_spec(installed_r
     assert "got:      [3, 0, 3, 0, 0, 5, 0, 0, 0]" in example["output"]
     hidden = failed["A loss on a square that has no beads left keeps it at 0"]
     assert hidden["visibility"] == "after_published" and hidden["score"] == 0
-    # A hidden test shows its name and hint, never a call, an input or an expected value.
-    assert hidden["output"].splitlines()[0] == "✗ A loss on a square that has no beads left keeps it at 0"
+    # A hidden test shows its name, the kind of problem and its hint, never a call, an input or
+    # an expected value.
+    first = "✗ A loss on a square that has no beads left keeps it at 0: after_game returned a different value"
+    assert hidden["output"].splitlines()[0] == first
     assert hidden["output"].splitlines()[1].startswith("hint: A count never goes below 0")
     assert "[" not in hidden["output"] and "expected" not in hidden["output"]
     # The top-level feedback holds back the hidden tests' results until they are published,
