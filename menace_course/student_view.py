@@ -156,8 +156,7 @@ def _shown_finding(finding: Finding) -> Finding:
     What the file's text shows (``code``) is the grader's own reading of the student's file.
     What the sandbox saw (``sandbox``) is named by the grader's fixed sentences only: the
     child reports the event and its detail, and student code can make the detail anything
-    (``sys.audit("menace.refused", repr(args))``), so a detail is kept only when it is one
-    the grader itself names (a module of the harness's fixed list).
+    (``sys.audit("menace.refused", repr(args))``), so only the grader's own sentences are kept.
     """
     if finding.source != "sandbox":
         return finding
@@ -165,11 +164,10 @@ def _shown_finding(finding: Finding) -> Finding:
 
 
 def _sandbox_sentences() -> frozenset[str]:
-    from menace_course.sandbox.harness import FORBIDDEN_MODULES
+    """The sentences the grader itself words a sandbox finding with (``scan.RUNTIME``)."""
     from menace_course.sandbox.scan import RUNTIME
 
-    modules = {f"{RUNTIME['import']} (`{name}`)" for name in FORBIDDEN_MODULES}
-    return frozenset(RUNTIME.values()) | modules
+    return frozenset(RUNTIME.values())
 
 
 def _integrity(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
