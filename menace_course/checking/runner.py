@@ -10,10 +10,16 @@ never its inputs or expected values; what a student sees of it is made by
 (:func:`~menace_course.student_view.message_for`), with a builtin exception kind decided
 here from a fixed list (:class:`~menace_course.models.ErrorKind`), never the child's name.
 
-Any other exception raised while a test runs (a ``TypeError`` in the test's own code, a
-value the grader cannot send, hypothesis finding the test itself unsatisfiable) is the
-grader's fault, not the student's: the test's outcome is ``grader_error``, the student is
-told so, and the traceback goes to :attr:`Ran.grader_log` for the instructor only.
+A test's own code that fails on an answer the student's function gave back (``sorted()`` of
+mixed keys, ``.get`` on a list: a ``TypeError``, ``AttributeError``, ``KeyError``... raised in the
+test module or the reference it calls, after answers that differ from the reference's) is the
+student's failure, ``wrong_type`` (:class:`~menace_course.checking.testing.UnusableAnswer`, raised
+by :mod:`~menace_course.checking.answers`). Any other exception raised while a test runs (in
+the grader's own code, a value the grader cannot send, a test that fails on the reference's own
+answers, hypothesis finding the test itself unsatisfiable) is the grader's fault, not the
+student's: the test's outcome is ``grader_error``, the student is told so, and the traceback
+goes to :attr:`Ran.grader_log` for
+the instructor only.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from menace_course.checking.compare import first_difference
 from menace_course.checking.problems import cap_words
 from menace_course.checking.proxy import CallRecord, SubmissionProxy
 from menace_course.checking.suite import Case, call_text
-from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure
+from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure, UnusableAnswer
 from menace_course.models import Detail, ErrorKind, Kind, Outcome, Problem, TestResult
 from menace_course.sandbox.outcomes import CallOutcome, refused_for_size
 from menace_course.student_view import MESSAGES, message_for
@@ -130,6 +136,10 @@ def _detail(case: Case, error: BaseException, problem: str, record: CallRecord |
             values["traceback"] = outcome.exception.frames
         if outcome is not None and outcome.printed.text:
             values["printed"] = outcome.printed.text
+        if isinstance(error, UnusableAnswer):
+            values["note"] = (
+                f"the test could not use the answer: {type(error.error).__name__}: {error.error}"[:300]
+            )
         return Detail(**values)
     values = _call_detail(problem, record)
     if isinstance(error, Mismatch):
@@ -141,6 +151,8 @@ def _detail(case: Case, error: BaseException, problem: str, record: CallRecord |
         values["expected"] = show(error.before)
         values["argument_after"] = show(error.after)
         values["note"] = f"argument {error.position + 1} was changed"
+    elif isinstance(error, UnusableAnswer):
+        values["note"] = f"the test could not use it: {type(error.error).__name__}: {str(error.error)[:200]}"
     elif problem in ("broken_rule", "different", "flaky"):
         values["note"] = str(error)[:300] or None
     return Detail(**values)

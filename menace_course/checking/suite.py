@@ -25,11 +25,13 @@ from typing import Any
 
 from menace_course import __version__, extras
 from menace_course.catalog import Challenge, Example
+from menace_course.checking.answers import ANSWER_SHAPE_ERRORS, answer_broke_the_test
 from menace_course.checking.compare import clone
 from menace_course.checking.importing import import_file
 from menace_course.checking.replay import ExampleStore, can_replay, replaying
 from menace_course.checking.standin import NeedsHypothesis, standin_import
 from menace_course.checking.testing import (
+    UnusableAnswer,
     course_references,
     expect_equal,
     expect_unchanged,
@@ -98,11 +100,18 @@ def _first_line(function: Any) -> int:
 
 
 def _in_course(references: Path, run: Callable[[Any], None]) -> Callable[[Any], None]:
-    """``run``, with :func:`reference` loading from this course's references while it runs."""
+    """``run``, with :func:`reference` loading from this course's references while it runs; a
+    test whose code fails on an answer unlike the reference's is the student's failure
+    (:mod:`~menace_course.checking.answers`)."""
 
     def in_course(submission: Any) -> None:
         with course_references(references):
-            run(submission)
+            try:
+                run(submission)
+            except ANSWER_SHAPE_ERRORS as error:
+                if answer_broke_the_test(error, submission):
+                    raise UnusableAnswer(error) from error
+                raise
 
     return in_course
 

@@ -96,6 +96,24 @@ class StudentFailure(AssertionError):
         self.hint = hint
 
 
+class UnusableAnswer(StudentFailure):
+    """The test's own code could not use what the function gave back (the runner raises this).
+
+    A test that raised ``TypeError`` (``sorted()`` of mixed keys), ``AttributeError`` (``.get``
+    on a list), ``KeyError``, ``IndexError``... while looking at an answer: the reference's
+    answers never do that (``menace validate`` runs every test on the reference, and tests are
+    oracle-free, so the same answers take the same path), so the answer was not of the shape
+    the challenge asks for. It is the student's failure (``wrong_type``), never a grader error.
+    """
+
+    problem = "wrong_type"
+
+    def __init__(self, error: BaseException) -> None:
+        """Keep what the test's code raised, for the instructor's record and a visible test's note."""
+        super().__init__("returned an answer the test could not use")
+        self.error = error
+
+
 class Mismatch(StudentFailure):
     """The function returned something other than the expected value."""
 

@@ -78,3 +78,52 @@ def test_a_bug_in_the_grader_itself_is_a_grader_error_report_not_a_traceback(cou
     assert all(t.outcome is Outcome.SKIPPED for t in report.tests)
     assert "ZeroDivisionError: a bug of ours" in report.grader_log[0]
     assert "ZeroDivisionError" not in json.dumps(report.to_dict())
+
+
+SHAPE_TESTS = '''
+def test_sorts_the_answer(submission):
+    """The beads, in order, start at a count of 0 or more."""
+    assert sorted(submission.after_game([4] * 9, 0, "win"))[0] >= 0
+
+
+def test_counts_in_the_answer(submission):
+    """Three beads were added to one square."""
+    assert submission.after_game([4] * 9, 0, "win").count(7) == 1
+'''
+
+ODD_SHAPES = '''
+def after_game(box, square, result):
+    if square == 0 and result == "win" and box == [4] * 9:
+        return {"square 0": 7}          # a dict: .count is not there, sorted() gives keys
+    return box
+'''
+
+MIXED = '''
+def after_game(box, square, result):
+    if square == 0 and result == "win" and box == [4] * 9:
+        return [7, "four", 4]           # sorted() cannot order str and int
+    return box
+'''
+
+
+@pytest.fixture
+def shape_course(course: Course) -> Course:
+    (course.hidden_tests_dir / "after_game" / "test_bug.py").write_text(SHAPE_TESTS)
+    return course
+
+
+@pytest.mark.parametrize("answer", [ODD_SHAPES, MIXED], ids=["dict", "mixed-list"])
+def test_a_test_that_cannot_use_an_odd_answer_is_the_students_failure_not_a_grader_error(shape_course, answer):
+    suite = load_suite(shape_course, "after_game")
+    report = check_submission(("after_game.py", answer.encode()), suite, "process")
+    hidden = {t.name: t for t in report.tests if t.name in ("sorts_the_answer", "counts_in_the_answer")}
+    assert Outcome.GRADER_ERROR not in {t.outcome for t in hidden.values()}
+    assert any(t.outcome is Outcome.FAILED and t.detail.problem == "wrong_type" for t in hidden.values())
+    assert not report.grader_log
+    text = render(report, shape_course.templates_dir, "text")
+    assert "not your mistake" not in text
+
+
+def test_the_reference_passes_the_same_tests_so_they_are_not_wrong(shape_course):
+    report = check_submission(("after_game.py", RIGHT.encode()), load_suite(shape_course, "after_game"), "process")
+    assert all(t.outcome is Outcome.PASSED for t in report.tests), [t.outcome for t in report.tests]
