@@ -61,6 +61,7 @@ class Problem(enum.StrEnum):
     INPUT = "input"  #: it asked for input
     EXIT = "exit"  #: it ended the program
     IMPORT = "import"  #: it imported a module that is not there
+    NOTHING = "nothing"  #: the file has no code at all (only comments, blank lines, a docstring)
     # ours
     GRADER = "grader"  #: the grader or the test failed: not the student's mistake
 

@@ -204,7 +204,7 @@ def _load(
     if load.status != "ready":
         problem = load_problem(load, name)
         return worker, Opened(source, Status.LOAD_ERROR, problem, printed, why_not="the file did not load")
-    trouble = function_problem(challenge, load.functions, name)
+    trouble = function_problem(challenge, load.functions, name, source.text)
     if trouble is not None:
         status, problem = trouble
         return worker, Opened(source, status, problem, printed, why_not=problem.message)

@@ -10,6 +10,7 @@ of a hidden test, and the student sees it all.
 
 from __future__ import annotations
 
+import ast
 import difflib
 
 from menace_course.catalog import Challenge
@@ -103,12 +104,31 @@ def cap_words(cap: str) -> str:
     return f"{mib:g} MiB" if size and mib == int(mib) else f"{size:,} bytes"
 
 
+def has_code(text: str) -> bool:
+    """False for a file of nothing but comments, blank lines and a docstring: nothing handed in.
+
+    >>> has_code("# my answer\n\n"), has_code("'To do.'\n"), has_code("x = 1\n")
+    (False, False, True)
+    """
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # something is there (the loader says what is wrong with it)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return bool(body)
+
+
 def function_problem(
-    challenge: Challenge, functions: dict[str, dict[str, object]], name: str
+    challenge: Challenge, functions: dict[str, dict[str, object]], name: str, text: str
 ) -> tuple[Status, LoadProblem] | None:
-    """Why the loaded file's functions cannot be tested, or None when they can."""
+    """Why the loaded file's functions cannot be tested, or None when they can (``text``: its code)."""
     defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))
     info = functions.get(challenge.function)
+    if info is None and not defined and not has_code(text):
+        return Status.NO_FUNCTION, LoadProblem(
+            f"{name} has no code yet: nothing was handed in", Detail(problem=Problem.NOTHING), ()
+        )
     if info is None:
         close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
         note = f"{close[0]!r} is defined instead" if close else None

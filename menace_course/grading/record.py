@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from menace_course.models import Finding, Outcome, Status, SubmissionReport, Verdict
+from menace_course.models import Finding, Outcome, Problem, Status, SubmissionReport, Verdict
 
 if TYPE_CHECKING:
     from menace_course.grading.discover import Entry
@@ -116,6 +116,9 @@ def verdict(report: SubmissionReport, problem: EntryProblem | None) -> Verdict:
     """
     if problem is not None:
         return Verdict(problem.status)
+    detail = report.load_problem.detail if report.load_problem is not None else None
+    if detail is not None and detail.problem is Problem.NOTHING:
+        return Verdict.EMPTY  # a file of comments only: nothing was handed in
     if report.status is Status.CHECKED:
         if report.passed:
             return PASSED

@@ -91,19 +91,19 @@ def test_counts_in_the_answer(submission):
     assert submission.after_game([4] * 9, 0, "win").count(7) == 1
 '''
 
-ODD_SHAPES = '''
+ODD_SHAPES = """
 def after_game(box, square, result):
     if square == 0 and result == "win" and box == [4] * 9:
         return {"square 0": 7}          # a dict: .count is not there, sorted() gives keys
     return box
-'''
+"""
 
-MIXED = '''
+MIXED = """
 def after_game(box, square, result):
     if square == 0 and result == "win" and box == [4] * 9:
         return [7, "four", 4]           # sorted() cannot order str and int
     return box
-'''
+"""
 
 
 @pytest.fixture
@@ -113,7 +113,9 @@ def shape_course(course: Course) -> Course:
 
 
 @pytest.mark.parametrize("answer", [ODD_SHAPES, MIXED], ids=["dict", "mixed-list"])
-def test_a_test_that_cannot_use_an_odd_answer_is_the_students_failure_not_a_grader_error(shape_course, answer):
+def test_a_test_that_cannot_use_an_odd_answer_is_the_students_failure_not_a_grader_error(
+    shape_course, answer
+):
     suite = load_suite(shape_course, "after_game")
     report = check_submission(("after_game.py", answer.encode()), suite, "process")
     hidden = {t.name: t for t in report.tests if t.name in ("sorts_the_answer", "counts_in_the_answer")}
@@ -125,5 +127,6 @@ def test_a_test_that_cannot_use_an_odd_answer_is_the_students_failure_not_a_grad
 
 
 def test_the_reference_passes_the_same_tests_so_they_are_not_wrong(shape_course):
-    report = check_submission(("after_game.py", RIGHT.encode()), load_suite(shape_course, "after_game"), "process")
+    suite = load_suite(shape_course, "after_game")
+    report = check_submission(("after_game.py", RIGHT.encode()), suite, "process")
     assert all(t.outcome is Outcome.PASSED for t in report.tests), [t.outcome for t in report.tests]

@@ -44,7 +44,7 @@ def test_the_json_schema_doc_lists_exactly_the_values_of_each_type(name, vocabul
 
 
 #: Problems a test (not the loading of a file) can have: each needs a message and words.
-TEST_PROBLEMS = set(Problem) - {Problem.SYNTAX, Problem.INPUT, Problem.EXIT, Problem.IMPORT}
+TEST_PROBLEMS = set(Problem) - {Problem.SYNTAX, Problem.INPUT, Problem.EXIT, Problem.IMPORT, Problem.NOTHING}
 
 
 def test_every_problem_a_test_can_have_has_a_message():

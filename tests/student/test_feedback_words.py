@@ -36,3 +36,17 @@ def test_a_missing_indent_gets_advice_about_indenting(tmp_path):
     path.write_text("def after_game(beads, square, result):\nreturn beads\n")
     done = run_menace("check", str(path))
     assert "IndentationError" in done.stdout and "start further in than its `def` line" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "# my answer to after_game\n\n# to do\n", '"""After the game."""\n# soon\n'],
+    ids=["empty", "comments", "docstring"],
+)
+def test_a_file_with_no_code_is_nothing_handed_in_not_a_spelling_mistake(tmp_path, text):
+    mine = tmp_path / "after_game.py"
+    mine.write_text(text)
+    done = run_menace("check", str(mine), "--challenge", "after_game")
+    assert done.returncode == 1
+    assert "has no code yet: nothing was handed in" in done.stdout
+    assert "spelling" not in done.stdout
