@@ -320,9 +320,17 @@ def _instructor() -> Who:
 
 @pages.get("/instructor")
 def instructor() -> str:
-    """The instructor's start: every challenge, with a link to its class table."""
-    _instructor()
-    return render_template("instructor.html", challenges=catalog.load_all(state().course), person=who())
+    """The instructor's start: the class table of every student (the roster) by challenge, best scores."""
+    person = _instructor()
+    challenges = catalog.load_all(state().course)
+    with state().db.reading() as db:
+        tables = {c.slug: class_table(db, person.context_id, c.slug) for c in challenges}
+    best = {slug: {r.user_id: r for r in rows} for slug, rows in tables.items()}
+    names = {r.user_id: r.name for rows in tables.values() for r in rows}
+    students = sorted(names.items(), key=lambda item: (item[1].casefold(), item[0]))
+    return render_template(
+        "instructor.html", challenges=challenges, students=students, best=best, person=person
+    )
 
 
 @pages.get("/instructor/c/<slug>")

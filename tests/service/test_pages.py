@@ -192,3 +192,32 @@ def test_role_is_per_context(service_app: Any) -> None:
         set_role(session, user, one, Role.INSTRUCTOR)
         assert role_in(session, user.id, one.id) is Role.INSTRUCTOR
         assert role_in(session, user.id, two.id) is None
+
+
+def test_the_class_tables_list_every_student_of_the_roster_with_no_attempt_for_who_never_checked(
+    service_app: Any, client: Any
+) -> None:
+    _, zoe = add_user(service_app, name="roster_zoe")
+    add_user(service_app, name="roster_ann")  # never checks anything
+    _, teacher = add_user(service_app, name="roster_teacher", instructor=True)
+    client.post(
+        "/api/v1/checks?wait=30",
+        json={"challenge": "after_game", "source": CORRECT.read_text()},
+        headers=bearer(zoe),
+    )
+    _sign_in(client, teacher)
+    table = client.get("/instructor/c/after_game").get_data(as_text=True)
+    ann = re.search(r"<tr>\s*<td>roster_ann</td>(.*?)</tr>", table, re.S)
+    assert ann and "no attempt" in ann.group(1)
+    counted = re.search(r"(\d+) students?, (\d+) with an attempt", table)
+    assert counted and int(counted.group(1)) > int(counted.group(2))  # ann is counted, not checked
+    assert "<td>roster_teacher</td>" not in table  # instructors are not on the roster
+
+    overview = client.get("/instructor").get_data(as_text=True)
+    assert 'id="class-overview"' in overview
+    rows = dict(re.findall(r"<tr><td>(\w+)</td>(.*?)</tr>", overview, re.S))
+    assert {"roster_ann", "roster_zoe"} <= set(rows) and "roster_teacher" not in rows
+    assert (
+        ">15 / 15</a>" in rows["roster_zoe"] and rows["roster_zoe"].count("no attempt") == 5
+    )  # 6 challenges
+    assert rows["roster_ann"].count("no attempt") == 6

@@ -31,7 +31,7 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
-from menace_course.service.db.models import Attempt, AttemptStatus, User, now
+from menace_course.service.db.models import Attempt, AttemptStatus, Membership, Role, User, now
 
 #: The PostgreSQL advisory lock (a 64-bit key) each admission holds until its transaction ends.
 ADMISSION_LOCK = 0x6D656E6163653232
@@ -224,13 +224,33 @@ class ClassRow:
     best_id: str | None
 
 
-def class_table(session: Session, context_id: int, challenge: str) -> list[ClassRow]:
-    """Every student with an attempt at ``challenge`` in the context, by name.
+def _no_attempt(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "attempts": 0,
+        "best": None,
+        "best_id": None,
+        "latest": None,
+        "latest_id": None,
+        "max_score": None,
+        "last_time": None,
+    }
 
-    Best and latest count only checked attempts; an attempt still in the queue counts in
-    the number of attempts and the last time.
+
+def class_table(session: Session, context_id: int, challenge: str) -> list[ClassRow]:
+    """Every learner of the context (the roster), and anyone else with an attempt, by name.
+
+    A learner who never checked has a row of no attempts. Best and latest count only checked
+    attempts; an attempt still in the queue counts in the number of attempts and the last time.
     """
     rows: dict[int, dict[str, Any]] = {}
+    learners = (
+        select(User.id, User.name)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.context_id == context_id, Membership.role == Role.LEARNER)
+    )
+    for user_id, name in session.execute(learners):
+        rows[user_id] = _no_attempt(name)
     query = (
         select(Attempt, User.name)
         .join(User, User.id == Attempt.user_id)
@@ -239,19 +259,7 @@ def class_table(session: Session, context_id: int, challenge: str) -> list[Class
     )
     for attempt, name in session.execute(query):
         assert attempt.user_id is not None
-        row = rows.setdefault(
-            attempt.user_id,
-            {
-                "name": name,
-                "attempts": 0,
-                "best": None,
-                "best_id": None,
-                "latest": None,
-                "latest_id": None,
-                "max_score": None,
-                "last_time": None,
-            },
-        )
+        row = rows.setdefault(attempt.user_id, _no_attempt(name))
         row["attempts"] += 1
         row["last_time"] = attempt.created_at
         if attempt.status is AttemptStatus.DONE and attempt.score is not None:
