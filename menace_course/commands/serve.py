@@ -382,10 +382,16 @@ def export(slug: str, out: Path, pick: str, db_url: str | None, course: Path | N
     url = open_database(the_course, db_url)
     done = export_challenge(the_course, challenge, url, out, pick)
     click.echo(
-        f"{counted(done.students, 'student')} ({done.with_attempts} with a checked attempt, {pick} counts) "
-        f"-> {out}/: "
+        f"wrote {counted(done.with_attempts, 'student')} with a checked attempt ({pick} counts) -> {out}/: "
         "grades.csv, results.jsonl, feedback/, report.html"
     )
+    if done.without_attempts:
+        shown = ", ".join(done.without_attempts[:10])
+        more = f" and {len(done.without_attempts) - 10} more" if len(done.without_attempts) > 10 else ""
+        click.echo(
+            f"left out {counted(len(done.without_attempts), 'student')} of {done.students} with no checked "
+            f"attempt ({shown}{more}): not in grades.csv, so an LMS import leaves their grades as they are"
+        )
     for problem in done.feedback_errors:
         click.echo(f"warning: {problem}", err=True)
     return 0

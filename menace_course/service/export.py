@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from menace_course.authoring.public import handed_out_match
 from menace_course.catalog import Challenge
@@ -41,6 +41,8 @@ class Exported:
 
     students: int
     with_attempts: int
+    #: learners of the course with no checked attempt: not in OUT, so the LMS keeps their grade
+    without_attempts: list[str] = field(default_factory=list)
     feedback_errors: list[str] = field(default_factory=list)
     mixed_versions: bool = False
 
@@ -91,11 +93,11 @@ def export_challenge(course: Course, challenge: Challenge, db_url: str, out: Pat
                 )
                 .order_by(Attempt.created_at)
             ).all()
-            learners = session.scalar(
-                select(func.count())
-                .select_from(Membership)
+            learners = session.scalars(
+                select(User.name)
+                .join(Membership, Membership.user_id == User.id)
                 .where(Membership.context_id == context.id, Membership.role == Role.LEARNER)
-            )
+            ).all()
     finally:
         database.dispose()
     by_user: dict[int, tuple[User, list[Attempt]]] = {}
@@ -119,9 +121,12 @@ def export_challenge(course: Course, challenge: Challenge, db_url: str, out: Pat
             store.save(record)
         with WorkerPool(jobs=1) as pool:
             done = assemble(layout, store, keys, pool)
+    exported = {r.grading.student for r in records}
+    left_out = sorted({name for name in learners if name not in exported}, key=str.casefold)
     return Exported(
-        students=max(int(learners or 0), len(records)),
+        students=len(records) + len(left_out),
         with_attempts=len(records),
+        without_attempts=left_out,
         feedback_errors=done.feedback_errors,
         mixed_versions=len({r.report.suite_hash for r in records}) > 1,
     )

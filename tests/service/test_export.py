@@ -24,6 +24,7 @@ def test_the_export_is_menace_grades_own_files_and_lms_exports_read_it(tmp_path:
         client = app.test_client()
         _, alice = add_user(app, "alice")
         _, bob = add_user(app, "bob")
+        add_user(app, "cy")  # never checks
         for token, files in ((alice, (BUGGY, CORRECT, BUGGY)), (bob, (BUGGY,))):
             for path in files:
                 answer = client.post(
@@ -38,7 +39,10 @@ def test_the_export_is_menace_grades_own_files_and_lms_exports_read_it(tmp_path:
     out = tmp_path / "served"
     done = menace("serve", "export", "--challenge", "after_game", "--out", str(out), "--db", db_url)
     assert done.returncode == 0, done.stderr
-    assert "2 students (2 with a checked attempt, best counts)" in done.stdout
+    assert "wrote 2 students with a checked attempt (best counts)" in done.stdout
+    # cy never checked: left out (the LMS keeps her grade), and said so, by name.
+    assert "left out 1 student of 3 with no checked attempt (cy)" in done.stdout
+    assert set(_rows(out / "grades.csv")) == {"alice", "bob"}
     latest = tmp_path / "latest"
     assert (
         menace(
