@@ -20,18 +20,18 @@ def name(board):
     return best, best_way
 
 
-START = {9: 4, 7: 3, 5: 2, 3: 1}     # beads of each colour, by empty squares
+START = {9: 4, 7: 3, 5: 2, 3: 1}     # beads of each color, by empty squares
 
 
 def new_box(position):
-    """A new box for the named position: a dict of square -> beads, one colour per move.
+    """A new box for the named position: a dict of square -> beads, one color per move.
 
     The box is for the player to move: X when the number of empty squares is odd, O when
     it is even. Go through the empty squares from 0 to 8; put that player's mark there in
-    a copy of the position and name it; a square whose name is new gets a colour, with
+    a copy of the position and name it; a square whose name is new gets a color, with
     Michie's beads for that player's own move (START has X's: 9, 7, 5, 3 empty squares;
     O's are 8 -> 4, 6 -> 3, 4 -> 2, 2 -> 1). Two squares whose names are the same are one
-    move: the first gets the colour. Each call starts afresh.
+    move: the first gets the color. Each call starts afresh.
 
     The whole text: menace show new_box
     """

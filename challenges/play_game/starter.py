@@ -33,7 +33,7 @@ def name(board):
     return best, best_way
 
 
-START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each colour, by empty squares
+START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each color, by empty squares
 REWARD = {"win": 3, "draw": 1, "loss": -1}  # beads added to each one drawn
 
 

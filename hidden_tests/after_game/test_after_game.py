@@ -92,7 +92,7 @@ def test_loss_on_an_empty_colour_stays_at_zero(submission):
 
 @hint("floor_at_zero")
 def test_repeated_losses_empty_a_colour(submission):
-    """Loss after loss takes a colour down to 0 and no further."""
+    """Loss after loss takes a color down to 0 and no further."""
     beads = [2, 0, 0, 0, 1, 0, 0, 0, 0]
     for _ in range(4):
         beads = check(submission, beads, 0, "loss")
@@ -101,7 +101,7 @@ def test_repeated_losses_empty_a_colour(submission):
 
 @hint("only_the_drawn_square")
 def test_only_the_drawn_square_changes(submission):
-    """Only the drawn square changes; every other colour keeps its beads."""
+    """Only the drawn square changes; every other color keeps its beads."""
     check(submission, [4, 3, 2, 1, 4, 3, 2, 1, 4], 2, "win")
 
 

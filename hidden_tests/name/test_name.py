@@ -109,7 +109,7 @@ def test_x_in_any_corner_has_one_name(submission):
 
 @hint("smallest_version")
 def test_o_in_the_centre_and_x_on_a_side(submission):
-    """X on any side with O in the centre gets one name (on 4 x 4, O and X side by side)."""
+    """X on any side with O in the center gets one name (on 4 x 4, O and X side by side)."""
     for side in (1, 3, 5, 7):
         board = [" "] * 9
         board[4], board[side] = "O", "X"

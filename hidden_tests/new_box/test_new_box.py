@@ -7,8 +7,8 @@ test has positions of both players: the lesson's own new_box, which knows only X
 boxes, earns a small part of the points.
 
 Every box is checked part by part, always in the same order, so that the hint names the
-first part that is wrong: the kind of value (a dict of squares to beads), colours only on
-empty squares, one colour for each different move, the first square of each move, Michie's
+first part that is wrong: the kind of value (a dict of squares to beads), colors only on
+empty squares, one color for each different move, the first square of each move, Michie's
 number of beads, the squares in order. A box that a second call does not give again means
 something is kept between calls: the last test calls twice for every position, whatever the
 first call gave back. No test calls again because an answer was wrong.
@@ -87,13 +87,13 @@ def judge(box, position):
     expected = reference_new_box(position)
     expect(
         all(0 <= s <= 8 and position[s] == " " for s in box),
-        "a colour is on a square that is not empty",
+        "a color is on a square that is not empty",
         hint="only_empty_squares",
     )
     moves = [move_name(position, s) for s in box]
     every_move = {move_name(position, s) for s in range(9) if position[s] == " "}
-    expect(len(set(moves)) == len(moves), "two colours are the same move", hint="one_colour_per_move")
-    expect(set(moves) == every_move, "a different move has no colour", hint="one_colour_per_move")
+    expect(len(set(moves)) == len(moves), "two colors are the same move", hint="one_colour_per_move")
+    expect(set(moves) == every_move, "a different move has no color", hint="one_colour_per_move")
     expect_equal(sorted(box), sorted(expected), hint="first_square_of_a_move")
     expect_equal(sorted(set(box.values())), [BEADS[position.count(" ")]], hint="michies_beads")
     expect_equal(list(box), sorted(box), hint="squares_in_order")
@@ -109,14 +109,14 @@ def test_gives_back_a_dict_of_squares_and_beads(submission):
 
 @hint("michies_beads")
 def test_a_fifth_move_box_has_two_beads_a_colour(submission):
-    """A box for a player's 3rd move (5 empty squares for X, 4 for O) has 2 beads a colour."""
+    """A box for a player's 3rd move (5 empty squares for X, 4 for O) has 2 beads a color."""
     check(submission, "    O XOX")
     check(submission, "   OXOX X")
 
 
 @hint("one_colour_per_move")
 def test_a_position_without_symmetry_has_a_colour_per_empty_square(submission):
-    """A position that looks different turned every way has a colour on every empty square."""
+    """A position that looks different turned every way has a color on every empty square."""
     check(submission, "       OX")
     check(submission, "      OXX")
 
@@ -125,14 +125,14 @@ def test_a_position_without_symmetry_has_a_colour_per_empty_square(submission):
 @given(position=positions)
 @example(position="  XOO XXO")
 def test_every_colour_has_michies_beads(submission, position):
-    """Every colour gets Michie's number of beads for the position's empty squares."""
+    """Every color gets Michie's number of beads for the position's empty squares."""
     check(submission, position)
 
 
 @hint("only_empty_squares")
 @given(position=positions)
 def test_colours_only_on_empty_squares(submission, position):
-    """Colours are only ever on empty squares."""
+    """Colors are only ever on empty squares."""
     check(submission, position)
 
 
@@ -140,14 +140,14 @@ def test_colours_only_on_empty_squares(submission, position):
 @given(position=positions)
 @example(position="    O   X")
 def test_one_colour_for_each_different_move(submission, position):
-    """Each different move has exactly one colour: no two colours are the same move."""
+    """Each different move has exactly one color: no two colors are the same move."""
     check(submission, position)
 
 
 @hint("first_square_of_a_move")
 @given(position=positions)
 def test_the_first_square_of_a_move_gets_the_colour(submission, position):
-    """Of the squares that are the same move, the first one gets the colour."""
+    """Of the squares that are the same move, the first one gets the color."""
     check(submission, position)
 
 
@@ -170,7 +170,7 @@ def test_agrees_with_the_lesson_on_every_box(submission):
 @given(position=o_positions)
 @example(position="        X")
 def test_a_box_for_o_has_michies_beads_for_os_move(submission, position):
-    """A box for O has beads for O's own move: 4 a colour on its 1st move, down to 1 on its 4th."""
+    """A box for O has beads for O's own move: 4 a color on its 1st move, down to 1 on its 4th."""
     check(submission, position)
 
 

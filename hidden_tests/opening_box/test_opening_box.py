@@ -5,8 +5,8 @@ full board, or where MENACE resigned, at once too: an empty record); the expecte
 always come from the reference.
 
 A test about a tournament first checks each of its games alone, part by part, so that the
-hint names what is wrong: which colour a game changes (its first move: corner, side or
-centre), then by how much (how the game ended), and only then the tournament as a whole
+hint names what is wrong: which color a game changes (its first move: corner, side or
+center), then by how much (how the game ended), and only then the tournament as a whole
 (the test's own rule: the floor at 0, no refill, the order of the games). A test of
 something every function has for free (the games are left alone) checks the value too:
 a function that does nothing earns nothing.
@@ -141,12 +141,12 @@ def expect_a_fresh_box(submission, got, games):
 
 
 def check_game(submission, moves):
-    """One game alone: the colour of its first move changes, by what its result gives."""
+    """One game alone: the color of its first move changes, by what its result gives."""
     got, expected = box_of(submission, [moves]), opening_box([moves])
     expect_a_fresh_box(submission, got, [moves])
     if moves:
         changed = {i for i in range(9) if got[i] != MICHIE[i]}
-        expect(len(changed) <= 1, "one game changed more than one colour", hint="first_move_only")
+        expect(len(changed) <= 1, "one game changed more than one color", hint="first_move_only")
         expect_equal(sorted(changed), [BEAD[moves[0]]], hint=COLOUR_HINT[BEAD[moves[0]]])
     expect_equal(got, expected, hint=result_hint(moves))
 
@@ -174,7 +174,7 @@ def test_every_side_is_the_side_bead(submission):
 
 @hint("centre_bead")
 def test_the_centre_is_a_colour_of_its_own(submission):
-    """Games opened in the centre change the centre bead (position 4)."""
+    """Games opened in the center change the center bead (position 4)."""
     check(submission, [WON_IN_THE_CENTRE, turned(WON_IN_THE_CENTRE, 1)])
 
 
@@ -204,19 +204,19 @@ def test_a_line_for_o_is_a_loss(submission):
 
 @hint("floor_at_zero")
 def test_repeated_losses_stop_at_zero(submission):
-    """Loss after loss takes a colour down to 0 and no further."""
+    """Loss after loss takes a color down to 0 and no further."""
     check(submission, [turned(RESIGNED, k % 4) for k in range(7)])
 
 
 @hint("floor_game_by_game")
 def test_the_floor_applies_game_by_game(submission):
-    """A colour at 0 stays at 0 after a loss, and a later win gives it 3."""
+    """A color at 0 stays at 0 after a loss, and a later win gives it 3."""
     check(submission, [LOST_TO_O_FROM_A_CORNER] * 6 + [WON_IN_A_CORNER])
 
 
 @hint("no_refill")
 def test_an_emptied_box_is_not_refilled(submission):
-    """A box whose colours have all reached 0 is not refilled."""
+    """A box whose colors have all reached 0 is not refilled."""
     losses = [RESIGNED] * 4 + [RESIGNED_ON_A_SIDE] * 4 + [RESIGNED_IN_THE_CENTRE] * 4
     check(submission, [*losses, DRAWN_FROM_THE_CENTRE])
 

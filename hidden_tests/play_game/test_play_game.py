@@ -162,7 +162,7 @@ def test_resigning_later_keeps_out_the_beads_drawn_before(submission):
 
 @hint("learn_from_every_bead")
 def test_a_win_adds_three_beads_in_every_box_opened(submission):
-    """After a win, every bead drawn goes back with 3 more of its colour."""
+    """After a win, every bead drawn goes back with 3 more of its color."""
     check(submission, {}, "random", 2)
 
 
@@ -241,7 +241,7 @@ def test_only_the_boxes_opened_change(submission, games, opponent, seed, emptied
         refilled = sum(old.values()) == 0
         expect(
             refilled or (len(moved) == 1 and set(old) == set(new)),
-            "a box changed in more than the one colour drawn from it",
+            "a box changed in more than the one color drawn from it",
         )
         if not refilled:
             expect(

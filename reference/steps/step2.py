@@ -1,15 +1,15 @@
 """Step 2: a box of beads.
 
-A box is a dictionary from a square to its number of beads: one colour for each
+A box is a dictionary from a square to its number of beads: one color for each
 different move from the position, with Michie's number of beads. Drawing a bead is a
-random choice in which a colour with more beads is more likely.
+random choice in which a color with more beads is more likely.
 """
 
 import random
 
 from menace_course.lesson.noughts import name
 
-START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each colour, by empty squares
+START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each color, by empty squares
 
 
 def new_box(position):

@@ -11,7 +11,7 @@ import random
 from menace_course.lesson.noughts import name, perfect_move, random_move, winner  # noqa: F401
 from menace_course.lesson.pixels import show_grid
 
-START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each colour, by empty squares
+START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each color, by empty squares
 REWARD = {"win": 3, "draw": 1, "loss": -1}  # beads added to each bead drawn
 
 
