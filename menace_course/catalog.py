@@ -104,6 +104,10 @@ class Example:
     hint: str | None = None
 
 
+#: What a starter in a web page's editor says of the challenge's text.
+PAGE_POINTER = "The whole text: on this page, above the editor."
+
+
 @dataclass(frozen=True)
 class Challenge:
     """One challenge's metadata, as read from its folder."""
@@ -132,6 +136,14 @@ class Challenge:
     def text(self) -> Path:
         """The challenge text (markdown)."""
         return self.folder / "README.md"
+
+    def starter_on_a_page(self, starter: str) -> str:
+        """The starter's text as a web page's editor shows it: the task is on that page.
+
+        A starter says where its whole text is for the terminal (``menace show SLUG``); in a
+        browser, where a student may have no terminal at all, it is above the editor.
+        """
+        return starter.replace(f"The whole text: menace show {self.slug}", PAGE_POINTER)
 
 
 def list_slugs(course: Course) -> list[str]:

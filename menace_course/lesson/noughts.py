@@ -40,7 +40,7 @@ LINES: list[tuple[int, int, int]] = [
     (0, 1, 2), (3, 4, 5), (6, 7, 8),
     (0, 3, 6), (1, 4, 7), (2, 5, 8),
     (0, 4, 8), (2, 4, 6),
-]  # fmt: skip
+]
 
 
 def winner(board: Sequence[str]) -> str | None:

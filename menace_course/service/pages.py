@@ -162,7 +162,7 @@ def _read(path: Path) -> str:
 
 
 def _starter(challenge: Challenge) -> str:
-    return _read(challenge.starter)
+    return challenge.starter_on_a_page(_read(challenge.starter))
 
 
 @pages.get("/c/<slug>")

@@ -7,7 +7,7 @@ names of the positions where X (MENACE) has to choose a move.
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8),
          (0, 3, 6), (1, 4, 7), (2, 5, 8),
-         (0, 4, 8), (2, 4, 6)]  # fmt: skip
+         (0, 4, 8), (2, 4, 6)]
 
 
 def winner(board):

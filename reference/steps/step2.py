@@ -36,7 +36,7 @@ print("The first box:", new_box(" " * 9))
 
 board = ['X', ' ', ' ',
          ' ', 'O', ' ',
-         ' ', ' ', ' ']  # fmt: skip
+         ' ', ' ', ' ']
 position, way = name(board)
 print("X in a corner, O in the center is named", repr(position))
 print("Its box:", new_box(position))

@@ -8,7 +8,7 @@ and drawn as a picture, one square a game, 30 to a row.
 
 import random
 
-from menace_course.lesson.noughts import name, perfect_move, random_move, winner  # noqa: F401
+from menace_course.lesson.noughts import name, perfect_move, random_move, winner
 from menace_course.lesson.pixels import show_grid
 
 START = {9: 4, 7: 3, 5: 2, 3: 1}  # beads of each color, by empty squares

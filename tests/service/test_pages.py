@@ -221,3 +221,14 @@ def test_the_class_tables_list_every_student_of_the_roster_with_no_attempt_for_w
         ">15 / 15</a>" in rows["roster_zoe"] and rows["roster_zoe"].count("no attempt") == 5
     )  # 6 challenges
     assert rows["roster_ann"].count("no attempt") == 6
+
+
+def test_a_challenge_pages_starter_points_to_the_text_on_the_page_not_to_a_terminal_command(
+    client: Any,
+) -> None:
+    for slug in ("after_game", "count_boxes", "name", "new_box", "opening_box", "play_game"):
+        page = client.get(f"/c/{slug}").get_data(as_text=True)
+        editor = re.search(r'<textarea id="source"[^>]*>(.*?)</textarea>', page, re.S)
+        assert editor, slug
+        assert "menace show" not in editor.group(1)
+        assert "The whole text: on this page, above the editor." in editor.group(1)

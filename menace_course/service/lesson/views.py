@@ -96,7 +96,7 @@ def _task(slug: str, course: Course | None) -> dict[str, Any] | None:
     try:
         challenge = load_challenge(course, slug)
         text = challenge.text.read_text(encoding="utf-8")
-        starter = challenge.starter.read_text(encoding="utf-8")
+        starter = challenge.starter_on_a_page(challenge.starter.read_text(encoding="utf-8"))
     except (MenaceError, OSError):
         return None
     heading, _, body = text.partition("\n")
