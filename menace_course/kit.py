@@ -37,9 +37,24 @@ INSTRUCTIONS = """\
 MENACE course: the student kit
 ==============================
 
-Install it once (Python 3.11 or newer; on Windows, type py where this says python3):
+Install it once (Python 3.11 or newer). KIT below is the folder this file is in
+(for example ~/Downloads/menace-kit): the lines work from any folder.
 
-    python3 -m pip install {wheel}
+With pipx (recommended: the kit gets an environment of its own, and `menace` is on
+your PATH; on Debian or Ubuntu: sudo apt install pipx, then pipx ensurepath):
+
+    pipx install KIT/{wheel}
+
+Or in a virtual environment of your own (works everywhere Python does, also where
+the system's Python refuses "pip install" with "externally-managed-environment"):
+
+    python3 -m venv ~/menace-kit-env
+    ~/menace-kit-env/bin/python3 -m pip install KIT/{wheel}
+    ~/menace-kit-env/bin/menace list
+
+(then add ~/menace-kit-env/bin to your PATH, or type its full name each time). On
+Windows: py -m venv %USERPROFILE%\menace-kit-env, then
+%USERPROFILE%\menace-kit-env\Scripts\python -m pip install KIT\{wheel}.
 
 Then, in any folder:
 
@@ -69,13 +84,16 @@ Checking on your course's check service
 
 If your course runs a check service, your instructor gives you its address and a
 token. There the hidden checks run too (their inputs and answers stay on the
-service) and you get the same feedback and exit codes:
+service) and you get the same feedback and exit codes. The token goes only in
+the MENACE_TOKEN environment variable, never on the command line, where it would
+stay in your shell's history. Set it by pasting it at a prompt that does not show
+it (bash or zsh), then check:
 
-    MENACE_TOKEN=<your token> menace check after_game.py --server <address>
+    read -rs MENACE_TOKEN && export MENACE_TOKEN      (paste the token, press Enter)
+    menace check after_game.py --server <address>
 
-Or set them once: MENACE_SERVER to the address (then --server can be left out)
-and MENACE_TOKEN to the token. The token goes only in MENACE_TOKEN, never on the
-command line. On Windows, in PowerShell: $env:MENACE_TOKEN = "<your token>".
+Set MENACE_SERVER to the address too, and --server can be left out. On Windows,
+in PowerShell: $env:MENACE_TOKEN = Read-Host -MaskInput "token".
 If the service cannot be reached or refuses the token, the check ends with exit
 code 2 and says why.
 """

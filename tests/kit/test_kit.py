@@ -200,7 +200,10 @@ def test_installed_kit_checks_from_an_empty_folder_and_is_honest_about_hidden_te
 
 def test_kit_readme_documents_the_exit_code_a_kit_check_ends_with(kit):
     text = kit.instructions.read_text()
-    assert "python3 -m pip install" in text and "python -m pip" not in text
+    # From any folder (KIT names where the kit is), and where the system's pip refuses (PEP 668).
+    assert f"pipx install KIT/{kit.wheel.name}" in text
+    assert f"python3 -m venv ~/menace-kit-env\n    ~/menace-kit-env/bin/python3 -m pip install KIT/" in text
+    assert "externally-managed-environment" in text
     assert "3  the examples pass, but the hidden checks did not run here" in text
     assert "menace show after_game" in text
 
@@ -227,8 +230,10 @@ def test_installed_kit_finds_a_wrong_example_and_lists_hidden_tests_as_not_run(k
 def test_kit_readme_tells_how_to_check_on_the_course_service_with_the_token_in_the_environment(kit):
     text = kit.instructions.read_text()
     assert "menace check after_game.py --server <address>" in text
-    assert "MENACE_SERVER" in text and "MENACE_TOKEN=<your token>" in text
-    assert "never on the\ncommand line" in text
+    assert "MENACE_SERVER" in text and "read -rs MENACE_TOKEN && export MENACE_TOKEN" in text
+    assert "never on the command line" in text
+    # No example of the token typed on a command line.
+    assert "MENACE_TOKEN=<" not in text and "MENACE_TOKEN=mc_" not in text
 
 
 def test_kit_instructions_name_the_wheel(kit):
