@@ -5,11 +5,11 @@ import { el } from "./api.js";
 
 export const SQUARE_NAMES = [
   "top left", "top middle", "top right",
-  "middle left", "centre", "middle right",
+  "middle left", "center", "middle right",
   "bottom left", "bottom middle", "bottom right",
 ];
 
-// One colour of bead for each square of the board, each named for screen readers.
+// One color of bead for each square of the board, each named for screen readers.
 export const BEAD_COLOURS = [
   ["#c0392b", "red"], ["#d35400", "orange"], ["#9a7d0a", "mustard"],
   ["#1e8449", "green"], ["#1f618d", "blue"], ["#6c3483", "purple"],
@@ -26,7 +26,7 @@ export function describeBeads(beads, drawn) {
 
 const beadSize = (count) => (count >= 1000 ? " bead-4" : count >= 100 ? " bead-3" : "");
 
-/** A small board: marks, and for each coloured square a circle with its bead count. */
+/** A small board: marks, and for each colored square a circle with its bead count. */
 export function miniBoard(board, beads = {}, drawn = null) {
   const cells = [];
   for (let square = 0; square < 9; square += 1) {
@@ -36,11 +36,11 @@ export function miniBoard(board, beads = {}, drawn = null) {
       cell.classList.add(`mark-${mark.toLowerCase()}`);
       cell.textContent = mark;
     } else if (beads[square] !== undefined) {
-      const [colour, colourName] = BEAD_COLOURS[square];
+      const [color, colourName] = BEAD_COLOURS[square];
       const bead = el("span", {
         // Three or four digits get a smaller figure, so the number stays inside its circle.
         class: `bead${beads[square] === 0 ? " bead-empty" : ""}${beadSize(beads[square])}`,
-        style: `--bead: ${colour}`,
+        style: `--bead: ${color}`,
         title: `${beads[square]} ${colourName}`,
         "data-count": beads[square],
       }, String(beads[square]));

@@ -66,7 +66,7 @@ function programOutput(answer) {
   for (const svgText of answer.pictures || []) {
     const svg = new DOMParser().parseFromString(svgText, "image/svg+xml").documentElement;
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, grey a draw, red a loss");
+    svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, gray a draw, red a loss");
     parts.push(el("h4", {}, "Picture"), el("div", { class: "picture" }, document.importNode(svg, true)));
   }
   for (const note of answer.notes || []) parts.push(el("p", { class: "note" }, note));

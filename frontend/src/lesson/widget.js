@@ -253,7 +253,7 @@ export class Widget {
       if (items[index] && data.change !== undefined) showChange(items[index], data);
     });
     const words = {
-      win: "MENACE won: each bead it drew goes back with 3 more of its colour (+3).",
+      win: "MENACE won: each bead it drew goes back with 3 more of its color (+3).",
       draw: "A draw: each bead it drew goes back with 1 more (+1).",
       loss: game.resigned
         ? "MENACE resigned: its box for this position was empty. That counts as a loss, and the box gets its first beads back."
