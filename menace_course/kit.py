@@ -53,8 +53,8 @@ the system's Python refuses "pip install" with "externally-managed-environment")
     ~/menace-kit-env/bin/menace list
 
 (then add ~/menace-kit-env/bin to your PATH, or type its full name each time). On
-Windows: py -m venv %USERPROFILE%\menace-kit-env, then
-%USERPROFILE%\menace-kit-env\Scripts\python -m pip install KIT\{wheel}.
+Windows: py -m venv %USERPROFILE%\\menace-kit-env, then
+%USERPROFILE%\\menace-kit-env\\Scripts\\python -m pip install KIT\\{wheel}.
 
 Then, in any folder:
 

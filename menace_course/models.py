@@ -259,6 +259,8 @@ class SubmissionReport:
     hypothesis_version: str = ""  #: the hypothesis that ran the hidden tests ("" when none ran)
     schema: int = SCHEMA_VERSION
     student: str | None = None
+    #: The names of the function's arguments, as the challenge gives them (for advice that names them).
+    params: tuple[str, ...] = ()
     #: Signs of tampering with the grader: the report is then never a pass ("needs review").
     integrity: tuple[Finding, ...] = ()
     #: The grader's own tracebacks when it failed (status or a test ``grader_error``). For the
@@ -301,6 +303,7 @@ class SubmissionReport:
         values["tests"] = tuple(_test_from_dict(t) for t in data.get("tests", []))
         values["hidden_not_run"] = tuple(data.get("hidden_not_run", ()))
         values["notices"] = tuple(data.get("notices", ()))
+        values["params"] = tuple(str(p) for p in data.get("params", ()))
         values["integrity"] = tuple(Finding(**f) for f in data.get("integrity", ()))
         if data.get("load_problem"):
             problem = data["load_problem"]

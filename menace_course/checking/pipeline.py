@@ -311,6 +311,7 @@ def _report(
         version=__version__,
         hypothesis_version=_hypothesis_stamp(suite),
         student=student,
+        params=tuple(challenge.params),
     )
     # A notebook's lines are named by cell (cell 3, line 2), not by line of the joined code.
     return report if source.cells is None else in_cells(report, source.cells)

@@ -151,6 +151,7 @@ def _detail(case: Case, error: BaseException, problem: str, record: CallRecord |
         values["expected"] = show(error.before)
         values["argument_after"] = show(error.after)
         values["note"] = f"argument {error.position + 1} was changed"
+        values["got_type"] = type(error.before).__name__  # the grader's own copy: list, dict...
     elif isinstance(error, UnusableAnswer):
         values["note"] = f"the test could not use it: {type(error.error).__name__}: {str(error.error)[:200]}"
     elif problem in ("broken_rule", "different", "flaky"):

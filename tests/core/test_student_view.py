@@ -120,13 +120,13 @@ def test_a_detail_the_sandbox_passed_on_is_dropped_but_the_graders_sentences_sta
     findings = (
         Finding("code", "walks the call stack (`sys._getframe`)", 3),
         Finding("sandbox", "called a function the sandbox refuses (`LEAK_915c`)"),
-        Finding("sandbox", "imported a module the sandbox refuses (`ctypes`)"),
-        Finding("sandbox", "imported a module the sandbox refuses (`ctypes.LEAK_91`)"),
+        Finding("sandbox", "listed every object in memory while running (`gc.get_objects`)"),
+        Finding("sandbox", "listed every object in memory while running (`gc.LEAK_91`)"),
     )
     shown = student_view(_report(integrity=findings)).integrity
     assert [f.what for f in shown] == [
         "walks the call stack (`sys._getframe`)",
-        "imported a module the sandbox refuses (`ctypes`)",
+        "listed every object in memory while running (`gc.get_objects`)",
         TRIED_SOMETHING,
     ]
 

@@ -202,7 +202,7 @@ def test_kit_readme_documents_the_exit_code_a_kit_check_ends_with(kit):
     text = kit.instructions.read_text()
     # From any folder (KIT names where the kit is), and where the system's pip refuses (PEP 668).
     assert f"pipx install KIT/{kit.wheel.name}" in text
-    assert f"python3 -m venv ~/menace-kit-env\n    ~/menace-kit-env/bin/python3 -m pip install KIT/" in text
+    assert "python3 -m venv ~/menace-kit-env\n    ~/menace-kit-env/bin/python3 -m pip install KIT/" in text
     assert "externally-managed-environment" in text
     assert "3  the examples pass, but the hidden checks did not run here" in text
     assert "menace show after_game" in text

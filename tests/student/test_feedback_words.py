@@ -50,3 +50,41 @@ def test_a_file_with_no_code_is_nothing_handed_in_not_a_spelling_mistake(tmp_pat
     assert done.returncode == 1
     assert "has no code yet: nothing was handed in" in done.stdout
     assert "spelling" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("params", "position", "kind", "said"),
+    [
+        (("beads", "square", "result"), 1, "list", "leave `beads` as it was given"),
+        (("board",), 1, "list", "`new = list(board)`"),
+        (("boxes", "seed"), 1, "dict", "`new = dict(boxes)`"),
+        (("box", "games"), 2, "list", "leave `games` as it was given"),
+    ],
+)
+def test_the_changed_argument_advice_names_the_challenges_own_argument_and_its_kind(
+    params, position, kind, said
+):
+    from types import SimpleNamespace
+
+    from menace_course.feedback import environment
+    from tests.support import REPO
+
+    env = environment(REPO / "feedback_templates", "text")
+    report = SimpleNamespace(params=params)
+    detail = SimpleNamespace(note=f"argument {position} was changed", got_type=kind)
+    words = env.from_string('{% import "words.j2" as w %}{{ w.advice("changed_input", r, d) }}')
+    text = words.render(r=report, d=detail)
+    assert said in text
+    assert "beads" not in text or "beads" in params  # never after_game's words for another challenge
+
+
+def test_a_hidden_changed_argument_gets_advice_with_the_challenges_argument_names_and_no_kind():
+    from types import SimpleNamespace
+
+    from menace_course.feedback import environment
+    from tests.support import REPO
+
+    env = environment(REPO / "feedback_templates", "text")
+    words = env.from_string('{% import "words.j2" as w %}{{ w.advice("changed_input", r, d) }}')
+    text = words.render(r=SimpleNamespace(params=("board",)), d=SimpleNamespace(note=None, got_type=None))
+    assert "(board)" in text and "beads" not in text
