@@ -83,6 +83,16 @@ RECORDED_EVENTS = frozenset(
         "gc.get_referents",
     }
 )
+#: Files no submission of a lesson opens, whose opening the detector records (the path kept
+#: for the instructor): the machine's accounts, configuration and other people's files. The
+#: sandbox has none of them to give (bubblewrap shows only ``/usr``, the Python and the
+#: submission), but an attempt to read ``/etc/shadow`` is worth an instructor's look. The
+#: standard library opens none of them on import (``tests/core/test_worker.py``).
+WATCHED_PATHS = ("/etc/", "/root", "/home/", "/proc/", "/sys/", "/var/", "/run/", "/boot/", "/dev/")
+#: Files under :data:`WATCHED_PATHS` that ordinary code does open.
+UNWATCHED_PATHS = ("/dev/null", "/dev/urandom", "/dev/random", "/proc/self/", "/dev/shm/", "/var/tmp/")
+#: Audit events that open a network socket: a lesson's function never needs one.
+SOCKET_EVENTS = frozenset({"socket.__new__", "socket.connect", "socket.bind", "socket.sendto"})
 
 
 #: The stand-in for ``sys.stdout`` (and ``sys.stderr``), as source: it is built by
@@ -321,13 +331,30 @@ def make_guard(attempts: list[dict[str, str]]) -> Any:
     name (a ``str`` from the interpreter) and appends a new dict to a list.
     """
     recorded = RECORDED_EVENTS
-    len_ = len
+    sockets = SOCKET_EVENTS
+    watched = WATCHED_PATHS
+    # The interpreter's own folders are read by every import (a pyenv Python lives in /root).
+    prefixes = (sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__))
+    unwatched = UNWATCHED_PATHS + tuple(folder.rstrip("/") + "/" for folder in prefixes if folder)
+    len_, type_, str_, bytes_ = len, type, str, bytes
+    starts, decode = str.startswith, bytes.decode
+
+    def note(event: str, detail: str) -> None:
+        entry = {"event": event, "detail": detail}
+        if len_(attempts) < MAX_ATTEMPTS and entry not in attempts:
+            attempts.append(entry)
 
     def guard(event: str, args: tuple[Any, ...]) -> None:
         if event in recorded:
-            entry = {"event": event, "detail": ""}
-            if len_(attempts) < MAX_ATTEMPTS and entry not in attempts:
-                attempts.append(entry)
+            note(event, "")
+        elif event in sockets:
+            note("socket", "")
+        elif event == "open" and args:
+            path = args[0]
+            if type_(path) is bytes_:
+                path = decode(path, "utf-8", "replace")
+            if type_(path) is str_ and starts(path, watched) and not starts(path, unwatched):
+                note("open", path[:120])
 
     return guard
 

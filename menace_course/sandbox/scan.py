@@ -71,6 +71,8 @@ RUNTIME = {
     "gc.get_objects": "listed every object in memory while running (`gc.get_objects`)",
     "gc.get_referents": "looked inside objects while running (`gc.get_referents`)",
     "forged message": "wrote a message to the grader that the harness did not send",
+    "open": "opened a file of the machine's own while running (accounts, settings, other people's files)",
+    "socket": "opened a network socket while running",
 }
 MAX_FINDINGS = 20
 
@@ -155,9 +157,11 @@ def _names_a_module(node: ast.Call) -> str:
     return ""
 
 
-def _plain(text: str) -> str:
-    """Only letters, digits, ``_`` and ``.``, at most 60 of them: a name, never markup or escapes."""
-    return "".join(c for c in text if c.isascii() and (c.isalnum() or c in "_."))[:60]
+def _plain(text: str, path: bool = False) -> str:
+    """Only letters, digits, ``_`` and ``.`` (and ``/`` and ``-`` in a ``path``), at most 60 of
+    them: a name or a path, never markup or escapes."""
+    allowed = "_./-" if path else "_."
+    return "".join(c for c in text if c.isascii() and (c.isalnum() or c in allowed))[:60]
 
 
 def findings(text: str, attempts: Iterable[Attempt] = ()) -> tuple[Finding, ...]:
@@ -166,8 +170,8 @@ def findings(text: str, attempts: Iterable[Attempt] = ()) -> tuple[Finding, ...]
     for attempt in attempts:
         event = attempt.event if attempt.event in RUNTIME else _plain(attempt.event)
         what = RUNTIME.get(event, f"tried `{event}` while running")
-        detail = _plain(attempt.detail)
-        if detail and event in ("import", "object.__getattr__", "refused"):
+        detail = _plain(attempt.detail, path=event == "open")
+        if detail and event in ("import", "object.__getattr__", "refused", "open"):
             what = f"{what} (`{detail}`)"
         finding = Finding("sandbox", what)
         if finding not in seen:

@@ -736,3 +736,25 @@ def test_a_harness_rewritten_from_inside_earns_no_more_than_the_honest_function(
     assert run.report["score"] == honest.report["score"] == 10.0
     assert not_passed == [t["name"] for t in honest.report["tests"] if t["outcome"] != "passed"]
     assert run.test("example_1")["detail"]["problem"] == "changed_input"
+
+
+def test_a_file_that_tries_to_read_the_machines_secrets_or_a_socket_while_loading_needs_review(aftermath):
+    run = run_of(aftermath, "reads_secrets_at_load")
+    assert run.report["score"] == run.report["max_score"]  # its function is right ...
+    assert run.report["passed"] is False  # ... but it is never a clean pass
+    found = sandbox_findings(run)
+    assert "opened a network socket while running" in found
+    assert any("tried something" in what for what in found)  # the path is the instructor's only
+    assert "/etc/shadow" not in json.dumps(run.report)
+
+
+def test_the_instructors_record_names_the_file_it_tried_to_read():
+    from menace_course.checking.pipeline import check_submission
+    from menace_course.checking.suite import load_suite
+    from menace_course.course import find_course
+
+    source = (REPO / "tests" / "corpus" / "hostile" / "reads_secrets_at_load.py").read_bytes()
+    suite = load_suite(find_course(REPO), "after_game")
+    report = check_submission(("after_game.py", source), suite, "process")
+    assert any("/etc/shadow" in f.what for f in report.integrity), report.integrity
+    assert report.needs_review and not report.passed
