@@ -35,6 +35,7 @@ from menace_course import catalog
 from menace_course.authoring.public import handed_out_match
 from menace_course.catalog import Challenge
 from menace_course.errors import CourseError, UnknownChallenge
+from menace_course.models import Outcome, SubmissionReport
 from menace_course.service.auth import (
     AuthError,
     Who,
@@ -192,14 +193,49 @@ def check(slug: str) -> ResponseReturnValue:
 @pages.get("/attempts/<attempt_id>")
 def attempt_feedback(attempt_id: str) -> Response:
     """An attempt's feedback, as the very document ``menace check --format html`` prints."""
-    attempt = _visible_attempt(who(), attempt_id)
+    person = who()
+    attempt = _visible_attempt(person, attempt_id)
     if attempt.status is not AttemptStatus.DONE or attempt.report is None:
         response = Response(render_template("pending.html", attempt=attempt), status=202)
         response.headers["Refresh"] = "2"
         return response
-    response = Response(feedback(state(), attempt.report, "html"), mimetype="text/html")
+    document = feedback(state(), attempt.report, "html")
+    if person.is_instructor:
+        return Response(_instructors_attempt(attempt, document), mimetype="text/html")
+    response = Response(document, mimetype="text/html")
     response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
     return response
+
+
+def _instructors_attempt(attempt: Attempt, document: str) -> str:
+    """An attempt as an instructor sees it: whose, when, the way to the others and the code,
+    the feedback the student read, and what the student's view left out of the record."""
+    challenge = _challenge(attempt.challenge)
+    with state().db.reading() as db:
+        student = db.get(User, attempt.user_id) if attempt.user_id is not None else None
+        siblings = (
+            user_attempts(db, attempt.context_id, attempt.user_id, attempt.challenge)
+            if attempt.user_id is not None
+            else [attempt]
+        )
+    ids = [a.id for a in siblings]
+    at = ids.index(attempt.id) if attempt.id in ids else 0
+    report = SubmissionReport.from_dict(attempt.report or {})
+    unseen = [t for t in report.tests if t.outcome is not Outcome.PASSED and t.detail is not None]
+    return render_template(
+        "attempt.html",
+        challenge=challenge,
+        attempt=attempt,
+        student_name=student.name if student is not None else "an anonymous visitor",
+        siblings=siblings,
+        number=at + 1,
+        previous=siblings[at - 1] if at > 0 else None,
+        following=siblings[at + 1] if at + 1 < len(siblings) else None,
+        feedback_html=document,
+        record={"status": report.status.value},
+        unseen=unseen,
+        person=who(),
+    )
 
 
 @pages.get("/attempts/<attempt_id>/source")

@@ -232,3 +232,30 @@ def test_a_challenge_pages_starter_points_to_the_text_on_the_page_not_to_a_termi
         assert editor, slug
         assert "menace show" not in editor.group(1)
         assert "The whole text: on this page, above the editor." in editor.group(1)
+
+
+def test_an_instructors_attempt_page_says_whose_and_when_links_the_rest_and_what_the_student_did_not_see(
+    service_app: Any, client: Any
+) -> None:
+    _, pat = add_user(service_app, name="attempt_pat")
+    _, teacher = add_user(service_app, name="attempt_teacher", instructor=True)
+    leaky = "def after_game(beads, square, result):\n    raise ValueError('seen by the instructor only')\n"
+    ids = []
+    for source in (BUGGY.read_text(), leaky, CORRECT.read_text()):
+        check = client.post(
+            "/api/v1/checks?wait=30", json={"challenge": "after_game", "source": source}, headers=bearer(pat)
+        ).get_json()
+        ids.append(check["id"])
+    _sign_in(client, teacher)
+    page = client.get(f"/attempts/{ids[1]}").get_data(as_text=True)
+    assert "<h1>attempt_pat: " in page and "Attempt 2 of 3, checked " in page
+    assert f'href="/attempts/{ids[0]}" rel="prev"' in page and f'href="/attempts/{ids[2]}" rel="next"' in page
+    assert f'href="/attempts/{ids[1]}/source"' in page and "every attempt of attempt_pat" in page
+    assert 'srcdoc="' in page  # the feedback the student read, in its frame
+    unseen = page.split("What the student did not see", 1)[1]
+    assert "seen by the instructor only" in unseen and "(hidden)" in unseen
+
+    student = service_app.test_client()
+    _sign_in(student, pat)
+    own = student.get(f"/attempts/{ids[1]}").get_data(as_text=True)
+    assert "What the student did not see" not in own and 'rel="prev"' not in own  # the feedback alone
