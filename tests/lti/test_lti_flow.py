@@ -208,9 +208,19 @@ def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(
         explain=lambda: outcomes(service, resource_link_id=link_id),
     )
     assert post.body["scoreGiven"] == 15
-    with service.db.reading() as db:
-        outcome = db.scalar(select(LtiOutcome).where(LtiOutcome.resource_link_id == link_id))
-        assert outcome is not None and not outcome.due and outcome.last_error is None
+
+    def settled() -> bool:
+        # The LMS has the score as soon as the post arrives; the service records that it was
+        # sent once the answer is back, a moment later.
+        with service.db.reading() as db:
+            outcome = db.scalar(select(LtiOutcome).where(LtiOutcome.resource_link_id == link_id))
+            return outcome is not None and not outcome.due and outcome.last_error is None
+
+    wait_for(
+        settled,
+        what="the passback recorded as sent",
+        explain=lambda: outcomes(service, resource_link_id=link_id),
+    )
     lms.server, lms.thread = restarted.server, restarted.thread
 
 
