@@ -170,6 +170,10 @@ def stray_hints(
     it is shown speaks of something it did right: that test checks more than its hint
     says, and must check in parts, each with the hint of what it checks (or the file must
     name that test too, if its hint does fit the mistake).
+
+    A check whose call raised is not counted: its hint is shown as what that check checks
+    (a hidden crash shows no input, so the hint says where to look), not as a diagnosis of
+    the mistake.
     """
     marks = {c.name: c.hint for c in suite.cases}
     fitting = {suite.challenge.example_hint} | {marks.get(n) for n in declared}
@@ -177,8 +181,15 @@ def stray_hints(
     return tuple(
         (t.name, t.hint)
         for t in report.tests
-        if t.outcome is not Outcome.PASSED and t.hint is not None and t.hint not in fitting
+        if t.outcome is not Outcome.PASSED
+        and t.hint is not None
+        and t.hint not in fitting
+        and not (t.outcome is Outcome.ERROR and t.detail is not None and t.detail.problem in CRASHES)
     )
+
+
+#: Problems of a call that raised: the check's hint is then what it checks (see stray_hints).
+CRASHES = frozenset({"raised", "recursion"})
 
 
 # -- what challenge.toml says about validation ---------------------------------------------------

@@ -223,6 +223,7 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
     hint = getattr(error, "hint", None)
     if (
         hint is None
+        and not getattr(error, "own_advice", False)
         and problem in VALUE_PROBLEMS
         and not (case.kind is Kind.EXAMPLE and problem == "changed_input")
     ):

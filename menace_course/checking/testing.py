@@ -114,6 +114,23 @@ class UnusableAnswer(StudentFailure):
         self.error = error
 
 
+class AnsweredDifferently(StudentFailure):
+    """Called again on the same arguments, the function gave another answer.
+
+    Either it keeps something between calls (a box at the top of the file), or it changed
+    its arguments and the report of them says otherwise. Its advice is the ``flaky``
+    problem's own (values kept between calls), not the test's hint, which speaks of
+    something else.
+    """
+
+    problem = "flaky"
+    own_advice = True
+
+    def __init__(self) -> None:
+        """A plain message: what was seen, never the values."""
+        super().__init__("gave a different answer when called again with the same arguments")
+
+
 class Mismatch(StudentFailure):
     """The function returned something other than the expected value."""
 
@@ -202,7 +219,7 @@ def expect_unchanged(*, hint: str | None = None) -> None:
     # data equals nothing, so it is left to the value checks).
     first = call.outcome.result
     if changeable and same(first, first) and not same(again, first):
-        raise ChangedInput(position=0, before=call.args[0], after=after_call[0], hint=hint)
+        raise AnsweredDifferently()
 
 
 def expect(condition: bool, message: str, *, hint: str | None = None) -> None:

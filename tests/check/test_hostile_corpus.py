@@ -735,7 +735,8 @@ def test_a_harness_rewritten_from_inside_earns_no_more_than_the_honest_function(
     assert run.report["passed"] is False and run.code == 1
     assert run.report["score"] == honest.report["score"] == 10.0
     assert not_passed == [t["name"] for t in honest.report["tests"] if t["outcome"] != "passed"]
-    assert run.test("example_1")["detail"]["problem"] == "changed_input"
+    # Seen in the forged report, or (when it says "unchanged") by the second call's other answer.
+    assert run.test("example_1")["detail"]["problem"] in ("changed_input", "flaky")
 
 
 def test_a_file_that_tries_to_read_the_machines_secrets_or_a_socket_while_loading_needs_review(aftermath):
