@@ -201,13 +201,13 @@ def attempt_feedback(attempt_id: str) -> Response:
         return response
     document = feedback(state(), attempt.report, "html")
     if person.is_instructor:
-        return Response(_instructors_attempt(attempt, document), mimetype="text/html")
+        return Response(_instructors_attempt(person, attempt, document), mimetype="text/html")
     response = Response(document, mimetype="text/html")
     response.headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
     return response
 
 
-def _instructors_attempt(attempt: Attempt, document: str) -> str:
+def _instructors_attempt(person: Who, attempt: Attempt, document: str) -> str:
     """An attempt as an instructor sees it: whose, when, the way to the others and the code,
     the feedback the student read, and what the student's view left out of the record."""
     challenge = _challenge(attempt.challenge)
@@ -232,9 +232,9 @@ def _instructors_attempt(attempt: Attempt, document: str) -> str:
         previous=siblings[at - 1] if at > 0 else None,
         following=siblings[at + 1] if at + 1 < len(siblings) else None,
         feedback_html=document,
-        record={"status": report.status.value},
+        status=report.status.value,
         unseen=unseen,
-        person=who(),
+        person=person,
     )
 
 
