@@ -8,7 +8,6 @@ import { el, postJSON } from "./api.js";
 import { SQUARE_NAMES, card, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
 import { drawChart } from "./chart.js";
 
-const RESULT_WORDS = { win: "MENACE won", draw: "A draw", loss: "MENACE lost" };
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const focusLost = () => !document.activeElement || document.activeElement === document.body;

@@ -1,0 +1,111 @@
+"""How the pages and bundles travel: compressed, cached by their content, and a favicon.
+
+In the service's own app (``create_app``), as ``menace serve`` serves them: a browser that
+accepts Brotli or gzip gets the page and the bundles compressed; the bundles' addresses
+carry their content's digest, so a browser keeps them for a year without asking again,
+while HTML is asked for again every time; ``/favicon.ico`` is a real icon.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("menace_course.service.app")
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from tests.service.support import make_app, stop_app
+
+    app = make_app(f"sqlite:///{tmp_path_factory.mktemp('serving-db') / 'service.sqlite3'}", open=True)
+    try:
+        yield app
+    finally:
+        stop_app(app)
+
+
+def bundle_addresses(page: str) -> list[str]:
+    return re.findall(r'(?:src|href)="(/static/dist/[^"]+)"', page)
+
+
+@pytest.mark.parametrize("path", ["/lesson", "/c/after_game"])
+def test_pages_name_each_bundle_by_its_content_and_are_never_kept_unasked(service: Any, path: str) -> None:
+    from menace_course.service.static_files import bundle_versions
+
+    client = service.test_client()
+    answer = client.get(path)
+    assert answer.status_code == 200
+    assert answer.headers["Cache-Control"] in ("no-cache", "no-store")
+    addresses = bundle_addresses(answer.get_data(as_text=True))
+    assert addresses, "the page loads the built bundles"
+    versions = bundle_versions()
+    for address in addresses:
+        name, _, version = address.removeprefix("/static/").partition("?v=")
+        assert version == versions[name], f"{address} does not carry {name}'s digest"
+        bundle = client.get(address)
+        assert bundle.status_code == 200
+        assert bundle.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+def test_a_bundle_asked_for_without_its_digest_or_with_an_old_one_is_not_kept_for_good(service: Any) -> None:
+    client = service.test_client()
+    for address in ("/static/dist/lesson.js", "/static/dist/lesson.js?v=000000000000"):
+        answer = client.get(address)
+        assert answer.status_code == 200
+        assert answer.headers["Cache-Control"] == "no-cache"
+
+
+@pytest.mark.parametrize("encoding", ["br", "gzip"])
+def test_javascript_css_and_html_go_out_compressed_as_the_browser_asks(service: Any, encoding: str) -> None:
+    import brotli
+
+    client = service.test_client()
+    plain_page = client.get("/lesson").get_data()
+    page = client.get("/lesson", headers={"Accept-Encoding": encoding})
+    assert page.headers["Content-Encoding"] == encoding
+    assert "Accept-Encoding" in page.headers["Vary"]
+    addresses = bundle_addresses(plain_page.decode("utf-8"))
+    assert any(a.endswith(".js") or ".js?" in a for a in addresses)
+    assert any(".css" in a for a in addresses)
+    unpack = brotli.decompress if encoding == "br" else gzip.decompress
+    for address in addresses:
+        plain = client.get(address).get_data()
+        packed = client.get(address, headers={"Accept-Encoding": f"{encoding}, identity"})
+        assert packed.headers["Content-Encoding"] == encoding, address
+        body = packed.get_data()
+        assert unpack(body) == plain, address
+        if len(plain) > 20_000:
+            assert len(body) < len(plain) / 2, f"{address}: {len(body)} of {len(plain)} bytes"
+        assert packed.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+def test_a_browser_that_accepts_no_compression_gets_the_bytes_as_they_are(service: Any) -> None:
+    client = service.test_client()
+    answer = client.get("/lesson", headers={"Accept-Encoding": "identity"})
+    assert "Content-Encoding" not in answer.headers
+    assert answer.get_data(as_text=True).lstrip().startswith("<!doctype html>")
+
+
+def test_every_page_has_a_real_favicon(service: Any) -> None:
+    client = service.test_client()
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200
+    assert icon.mimetype == "image/vnd.microsoft.icon"
+    assert icon.get_data()[:4] == b"\x00\x00\x01\x00", "an ICO file's header"
+    assert 'rel="icon" href="/favicon.ico"' in client.get("/c/after_game").get_data(as_text=True)
+
+
+def test_the_lesson_app_on_its_own_serves_the_same_way() -> None:
+    pytest.importorskip("flask")
+    from tests.lesson_page.app import make_app
+
+    client = make_app().test_client()
+    assert client.get("/favicon.ico").status_code == 200
+    page = client.get("/lesson", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["Content-Encoding"] == "gzip"
+    assert page.headers["Cache-Control"] == "no-cache"
