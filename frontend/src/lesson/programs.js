@@ -5,6 +5,7 @@
 
 import { el, postJSON } from "./api.js";
 import { checkProgram, reportView } from "../check/client.js";
+import { addOutcomeCues, outcomeLegend } from "./chart.js";
 
 const editorOf = (textarea) => (window.MenaceEditor ? window.MenaceEditor.get(textarea) : null);
 const valueOf = (textarea) => (editorOf(textarea) ? editorOf(textarea).getValue() : textarea.value);
@@ -68,7 +69,10 @@ function programOutput(answer) {
     const svg = new DOMParser().parseFromString(svgText, "image/svg+xml").documentElement;
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, gray a draw, red a loss");
-    parts.push(el("h4", {}, "Picture"), el("div", { class: "picture" }, document.importNode(svg, true)));
+    const shown = document.importNode(svg, true);
+    const outcomes = addOutcomeCues(shown); // a cross on a loss, a dot on a draw: not colour alone
+    parts.push(el("h4", {}, "Picture"), el("div", { class: "picture" }, shown));
+    if (outcomes.length) parts.push(outcomeLegend(outcomes));
   }
   for (const note of answer.notes || []) parts.push(el("p", { class: "note" }, note));
   if (!parts.length) parts.push(el("p", { class: "note" }, "The program ran and printed nothing."));
