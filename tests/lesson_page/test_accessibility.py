@@ -282,7 +282,8 @@ def test_at_a_phones_size_labels_are_readable_and_nothing_is_cut_off(
         driver.find_element(By.ID, "play-hundred").click()
         wait(driver, lambda d: "101 games played" in d.find_element(By.ID, "tallies").text and idle(d))
         sizes = driver.execute_script(
-            "return [...document.querySelectorAll('#chart svg text')].map((t) => t.getBoundingClientRect().height)"
+            "return [...document.querySelectorAll('#chart svg text')]"
+            ".map((t) => t.getBoundingClientRect().height)"
         )
         assert sizes and min(sizes) >= 10, f"the chart's labels are {min(sizes):.1f} px high on a phone"
         driver.execute_script("document.getElementById('chart').scrollIntoView()")
