@@ -60,9 +60,22 @@ def serve_static_well(app: Flask, bundles: Path = BUNDLES) -> None:
     app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
     app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["br", "gzip"])  # static files are streamed
     Compress(app)
-    versions = bundle_versions(bundles)
+    known: dict[str, Any] = {"stamp": None, "versions": {}}
+
+    def current() -> dict[str, str]:
+        """The versions, read again when the manifest changes (a rebuild while serving)."""
+        try:
+            stat = (bundles / "manifest.json").stat()
+            stamp: Any = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            stamp = None
+        if stamp != known["stamp"]:
+            known["stamp"], known["versions"] = stamp, bundle_versions(bundles)
+        versions: dict[str, str] = known["versions"]
+        return versions
 
     def add_version(endpoint: str, values: dict[str, Any]) -> None:
+        versions = current()
         if endpoint == "static" and values.get("filename") in versions:
             values.setdefault("v", versions[values["filename"]])
 
@@ -70,7 +83,7 @@ def serve_static_well(app: Flask, bundles: Path = BUNDLES) -> None:
         endpoint = request.endpoint or ""
         if endpoint.rsplit(".", 1)[-1] == "static":  # the bundles, and the pages' own assets/
             filename = (request.view_args or {}).get("filename")
-            wanted = versions.get(filename) if isinstance(filename, str) else None
+            wanted = current().get(filename) if isinstance(filename, str) else None
             fresh = wanted is not None and request.args.get("v") == wanted and response.status_code == 200
             response.headers["Cache-Control"] = IMMUTABLE if fresh else "no-cache"
         elif response.mimetype == "text/html":

@@ -109,3 +109,35 @@ def test_the_lesson_app_on_its_own_serves_the_same_way() -> None:
     page = client.get("/lesson", headers={"Accept-Encoding": "gzip"})
     assert page.headers["Content-Encoding"] == "gzip"
     assert page.headers["Cache-Control"] == "no-cache"
+
+
+def test_a_rebuild_while_serving_gives_the_bundle_a_new_address(tmp_path: Any) -> None:
+    """The old address must never be kept for good with the new bytes behind it."""
+    import json
+
+    from flask import Flask, url_for
+
+    from menace_course.service.static_files import IMMUTABLE, serve_static_well
+
+    dist = tmp_path / "dist"
+    dist.mkdir()
+
+    def build(text: str, digest: str) -> None:
+        (dist / "app.js").write_text(text)
+        # padded by the digest's length: the two manifests differ in size even within one mtime tick
+        (dist / "manifest.json").write_text(json.dumps({"files": {"app.js": digest}}) + " " * len(digest))
+
+    build("one()", "a" * 64)
+    app = Flask("rebuild_test", static_folder=str(tmp_path), static_url_path="/static")
+    serve_static_well(app, bundles=dist)
+    with app.test_request_context():
+        first = url_for("static", filename="dist/app.js")
+    assert first == "/static/dist/app.js?v=" + "a" * 12
+    client = app.test_client()
+    assert client.get(first).headers["Cache-Control"] == IMMUTABLE
+    build("two()", "b" * 64 + "c")
+    with app.test_request_context():
+        second = url_for("static", filename="dist/app.js")
+    assert second == "/static/dist/app.js?v=" + "b" * 12
+    assert client.get(first).headers["Cache-Control"] == "no-cache", "the old address now has other bytes"
+    assert client.get(second).headers["Cache-Control"] == IMMUTABLE
