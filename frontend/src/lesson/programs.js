@@ -68,9 +68,9 @@ function programOutput(answer) {
   for (const svgText of answer.pictures || []) {
     const svg = new DOMParser().parseFromString(svgText, "image/svg+xml").documentElement;
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, gray a draw, red a loss");
+    svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, gray a draw, firebrick with a cross a loss");
     const shown = document.importNode(svg, true);
-    const outcomes = addOutcomeCues(shown); // a cross on a loss, a dot on a draw: not colour alone
+    const outcomes = addOutcomeCues(shown); // a cross on each loss: not colour alone
     parts.push(el("h4", {}, "Picture"), el("div", { class: "picture" }, shown));
     if (outcomes.length) parts.push(outcomeLegend(outcomes));
   }
