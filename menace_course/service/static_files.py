@@ -37,6 +37,15 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 COMPRESSED_TYPES = ["text/html", "text/css", "text/javascript", "application/javascript", "image/svg+xml"]
 
 
+class _Compress(Compress):
+    """Flask-Compress, except for a part of a file (206): a range is of the bytes as stored."""
+
+    def after_request(self, response: Response | None) -> Response:
+        if response is not None and response.status_code == 206:
+            return response
+        return super().after_request(response)
+
+
 def bundle_versions(folder: Path = BUNDLES) -> dict[str, str]:
     """``{"dist/editor.js": "25bcdd768a61", ...}``: each built file's version (empty if unbuilt)."""
     try:
@@ -59,7 +68,7 @@ def serve_static_well(app: Flask, bundles: Path = BUNDLES) -> None:
     app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED_TYPES)
     app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
     app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["br", "gzip"])  # static files are streamed
-    Compress(app)
+    _Compress(app)
     known: dict[str, Any] = {"stamp": None, "versions": {}}
 
     def current() -> dict[str, str]:

@@ -141,3 +141,12 @@ def test_a_rebuild_while_serving_gives_the_bundle_a_new_address(tmp_path: Any) -
     assert second == "/static/dist/app.js?v=" + "b" * 12
     assert client.get(first).headers["Cache-Control"] == "no-cache", "the old address now has other bytes"
     assert client.get(second).headers["Cache-Control"] == IMMUTABLE
+
+
+def test_a_range_of_a_bundle_is_sent_as_the_stored_bytes(service: Any) -> None:
+    client = service.test_client()
+    whole = client.get("/static/dist/lesson.js").get_data()
+    part = client.get("/static/dist/lesson.js", headers={"Range": "bytes=0-99", "Accept-Encoding": "gzip"})
+    assert part.status_code == 206
+    assert "Content-Encoding" not in part.headers
+    assert part.get_data() == whole[:100]
