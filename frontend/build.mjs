@@ -25,6 +25,8 @@ const ENTRIES = {
   "editor.js": "src/editor.js",
   "lesson.js": "src/lesson/main.js",
   "lesson.css": "src/lesson/lesson.css",
+  "check.js": "src/check/page.js",
+  "service.css": "src/service.css",
 };
 
 const sha256 = (data) => createHash("sha256").update(data).digest("hex");

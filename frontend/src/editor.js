@@ -15,7 +15,9 @@
 //
 // Accessibility: the editor takes the textarea's label (a <label for=...>, aria-label or
 // aria-labelledby). Tab indents, as Python needs; Escape then Tab moves on to the next
-// control, and the textarea's aria-describedby note (if any) is kept to say so.
+// control (CodeMirror's tab focus mode), and a note under each editable editor says so
+// (KEYS_NOTE, the editor's description, with the textarea's own aria-describedby). A
+// read-only editor can still take the focus, so its text can be scrolled with the keys.
 
 import { EditorView, basicSetup } from "codemirror";
 import { keymap } from "@codemirror/view";
@@ -24,7 +26,11 @@ import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { indentUnit } from "@codemirror/language";
 
+/** What the note under an editable editor says. */
+export const KEYS_NOTE = "Tab indents. To leave the editor, press Escape, then Tab.";
+
 const editors = new WeakMap();
+let notes = 0;
 const listeners = new WeakMap();
 
 function cspNonce() {
@@ -48,6 +54,7 @@ function labelFor(textarea) {
   if (textarea.getAttribute("aria-describedby")) {
     attributes["aria-describedby"] = textarea.getAttribute("aria-describedby");
   }
+  attributes.tabindex = "0"; // focusable even when read-only (scrolling by keyboard)
   return attributes;
 }
 
@@ -55,12 +62,20 @@ function upgradeOne(textarea) {
   if (editors.has(textarea)) return editors.get(textarea);
   const rows = Number(textarea.getAttribute("rows")) || 12;
   const nonce = cspNonce();
+  const note = document.createElement("p");
+  notes += 1;
+  note.id = `${textarea.id || "menace-editor"}-keys-${notes}`;
+  note.className = "editor-keys";
+  note.textContent = KEYS_NOTE;
+  note.hidden = textarea.readOnly;
+  const described = labelFor(textarea);
+  described["aria-describedby"] = [described["aria-describedby"], note.id].filter(Boolean).join(" ");
   const extensions = [
     basicSetup,
     keymap.of([indentWithTab]),
     python(),
     indentUnit.of("    "), // Python's four spaces
-    EditorView.contentAttributes.of(labelFor(textarea)),
+    EditorView.contentAttributes.of(described),
     EditorView.theme({
       "&": { minHeight: `${rows * 1.45}em`, fontSize: "0.95rem" },
       ".cm-scroller": { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" },
@@ -79,6 +94,7 @@ function upgradeOne(textarea) {
   const view = new EditorView({ doc: textarea.value, extensions });
   view.dom.classList.add("menace-editor");
   textarea.insertAdjacentElement("afterend", view.dom);
+  view.dom.insertAdjacentElement("afterend", note);
   textarea.hidden = true;
   textarea.setAttribute("aria-hidden", "true");
   textarea.tabIndex = -1;
@@ -98,6 +114,7 @@ function upgradeOne(textarea) {
     setEditable: (yes) => {
       textarea.readOnly = !yes;
       view.dom.classList.toggle("menace-editor-readonly", !yes);
+      note.hidden = !yes;
       view.dispatch({ effects: editable.reconfigure(editing(Boolean(yes))) });
     },
     focus: () => view.focus(),

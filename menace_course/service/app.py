@@ -41,6 +41,7 @@ from menace_course.service.inputs import printable, refuse_malformed
 from menace_course.service.intake import Rejected
 from menace_course.service.limits import limiter, runs_code, seconds_until_allowed, widget_limited
 from menace_course.service.state import DatabaseRecorder, ServiceState
+from menace_course.service.static_files import serve_static_well
 
 log = logging.getLogger("menace.service")
 HERE = Path(__file__).resolve().parent
@@ -291,6 +292,7 @@ def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> F
         MENACE_OPEN=config.open,
         MENACE_RATE_LIMIT=config.rate_limit,
     )
+    serve_static_well(app)  # first: its after_request functions must run after the others
     app.json.sort_keys = False  # type: ignore[attr-defined]  # reports keep the order menace check prints
     app.session_interface = SessionCookies()
     if config.behind_proxy:

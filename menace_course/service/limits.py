@@ -14,8 +14,10 @@ because it would put ``Retry-After`` on every answer, a 202 included, and stretc
 :func:`runs_code` holds an endpoint of another blueprint that runs a student's code (the
 lesson page's program runner) to the rules of a check: signed in (or ``--open``), and the
 same per-student rate limit. When checks go to ``menace worker`` processes (``--queue
-procrastinate``), the web process runs no student code at all, so such an endpoint answers
-503 and says where the programs can be run instead (:data:`NO_CODE_HERE`).
+procrastinate``), the web process runs no check, so such an endpoint answers 503 and says
+where the programs can be run instead (:data:`NO_CODE_HERE`), unless its view says it runs
+in the web process with slots of its own (:data:`RUNS_IN_WEB_PROCESS`, the lesson's
+programs: a few seconds each, a bounded number at once in each process).
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ NO_CODE_HERE = (
     "this service runs students' code only on its check workers, and the lesson's programs are "
     "not sent there: run them on your own computer with `menace step N` (checks still work here)"
 )
+
+
+#: The attribute a view sets (to True) to say it runs student code in the web process
+#: itself, in the sandbox and in slots of its own, so it works with check workers too.
+RUNS_IN_WEB_PROCESS = "runs_in_web_process"
 
 
 def rate_key() -> str:
@@ -81,7 +88,8 @@ def runs_code(view: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        if current_app.extensions["menace"].config.queue != "local":
+        here = getattr(view, RUNS_IN_WEB_PROCESS, False) is True
+        if current_app.extensions["menace"].config.queue != "local" and not here:
             refused = jsonify({"error": NO_CODE_HERE})
             refused.status_code = 503
             return refused

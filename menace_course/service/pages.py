@@ -2,8 +2,9 @@
 
 Every page works without JavaScript: the challenge's form posts the textarea, waits a
 few seconds for the check and shows the page again with the feedback. With JavaScript,
-``assets/check.js`` sends the same form to the JSON API and shows the feedback in place;
-the editor bundle (``static/dist/``) turns the textarea into a code editor when present.
+the check bundle (``static/dist/check.js``, from ``frontend/src/check/``) sends the same form
+to the JSON API and shows the feedback in place; the editor bundle (``static/dist/``) turns
+the textarea into a code editor when present.
 
 Feedback is shown in a sandboxed ``<iframe srcdoc>``: the document inside is exactly what
 ``menace check --format html`` prints, and no script can run in it.

@@ -15,6 +15,7 @@ def make_app(**settings: Any) -> Any:
     from flask import Flask
 
     from menace_course.service.lesson import blueprint
+    from menace_course.service.static_files import serve_static_well
 
     app = Flask(
         "lesson_test",
@@ -22,5 +23,6 @@ def make_app(**settings: Any) -> Any:
         static_url_path="/static",
     )
     app.config.update({"MENACE_COURSE": str(REPO), "MENACE_SANDBOX": "auto", **settings})
+    serve_static_well(app)  # compressed, cached by content, a favicon: as in menace serve
     app.register_blueprint(blueprint)
     return app

@@ -204,19 +204,3 @@ def test_open_practice_lets_anyone_run_the_lesson_programs(open_app: Any) -> Non
         "/lesson/api/run", json={"step": 1, "source": "print('hi')"}, headers={"X-CSRFToken": csrf}
     )
     assert ran.status_code == 200 and ran.get_json()["printed"] == "hi\n"
-
-
-@pytest.mark.postgres
-def test_with_check_workers_the_web_process_runs_no_lesson_program() -> None:
-    """Issue 11: with ``--queue procrastinate`` student code runs only on ``menace worker``s."""
-    with postgres_database() as url:
-        app = make_app(url, queue="procrastinate", open=True)
-        try:
-            browser, csrf = _signed_in_browser(app, None)
-            refused = browser.post(
-                "/lesson/api/run", json={"step": 1, "source": "print(6 * 7)"}, headers={"X-CSRFToken": csrf}
-            )
-            assert refused.status_code == 503
-            assert "menace step" in refused.get_json()["error"] and "42" not in refused.get_data(as_text=True)
-        finally:
-            stop_app(app)

@@ -9,6 +9,32 @@ export const SQUARE_NAMES = [
   "bottom left", "bottom middle", "bottom right",
 ];
 
+/**
+ * Where an arrow key moves the keyboard focus on the board, from square ``index``: past
+ * taken squares to the next free one (``isFree(square)``), or null when there is none.
+ * Left and Right go through the squares in reading order (off the end of a row onto the
+ * next); Up and Down stay in the column, else take the nearest free square in that
+ * direction in reading order.
+ */
+export function nextSquare(index, key, isFree) {
+  const free = (square) => square >= 0 && square < 9 && square !== index && isFree(square);
+  if (key === "ArrowRight" || key === "ArrowLeft") {
+    const step = key === "ArrowRight" ? 1 : -1;
+    for (let square = index + step; square >= 0 && square < 9; square += step) if (free(square)) return square;
+    return null;
+  }
+  if (key === "ArrowDown" || key === "ArrowUp") {
+    const step = key === "ArrowDown" ? 3 : -3;
+    for (let square = index + step; square >= 0 && square < 9; square += step) if (free(square)) return square;
+    const along = step > 0 ? 1 : -1;
+    for (let square = index + along; square >= 0 && square < 9; square += along) {
+      if (free(square) && Math.sign(Math.floor(square / 3) - Math.floor(index / 3)) === along) return square;
+    }
+    return null;
+  }
+  return null;
+}
+
 // One color of bead for each square of the board, each named for screen readers.
 export const BEAD_COLOURS = [
   ["#c0392b", "red"], ["#d35400", "orange"], ["#9a7d0a", "mustard"],

@@ -5,7 +5,8 @@ import { svgEl } from "./api.js";
 
 const STEP = { w: 3, d: 1, l: -1 };
 const NAMES = { perfect: "Perfect", random: "Random", you: "You" };
-const WIDTH = 640;
+const WIDTH = 640; // the widest the chart is drawn; a narrower box gets a narrower drawing
+const MIN_WIDTH = 280;
 const HEIGHT = 260;
 const PAD = { left: 48, right: 16, top: 26, bottom: 34 };
 const LABEL_CHAR = 7.5; // the width of a character of a segment's label (11px, bold), near enough
@@ -16,14 +17,24 @@ function niceStep(range) {
   return [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) || power * 10;
 }
 
+/**
+ * The drawing's width: the box's own width in CSS pixels (at most WIDTH), so that the
+ * labels' 11 px are 11 px on the screen too, on a phone as on a laptop.
+ */
+export function chartWidth(boxWidth) {
+  if (!Number.isFinite(boxWidth) || boxWidth <= 0) return WIDTH;
+  return Math.round(Math.max(MIN_WIDTH, Math.min(WIDTH, boxWidth)));
+}
+
 export function drawChart(container, results, segments) {
+  const width = chartWidth(container.clientWidth);
   const scores = [0];
   for (const letter of results) scores.push(scores[scores.length - 1] + STEP[letter]);
   const games = results.length;
   const xMax = Math.max(100, games);
   const yMin = Math.min(0, ...scores);
   const yMax = Math.max(10, ...scores);
-  const x = (g) => PAD.left + (g / xMax) * (WIDTH - PAD.left - PAD.right);
+  const x = (g) => PAD.left + (g / xMax) * (width - PAD.left - PAD.right);
   const y = (v) => HEIGHT - PAD.bottom - ((v - yMin) / (yMax - yMin)) * (HEIGHT - PAD.top - PAD.bottom);
   const last = scores[scores.length - 1];
   const summary = games
@@ -32,21 +43,21 @@ export function drawChart(container, results, segments) {
         (i + 1 < segments.length ? ` to ${segments[i + 1].start}` : "")).join("; ") + "."
     : "Michie's chart: no games yet.";
   const svg = svgEl("svg", {
-    viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": summary, class: "chart-svg",
+    viewBox: `0 0 ${width} ${HEIGHT}`, role: "img", "aria-label": summary, class: "chart-svg",
     preserveAspectRatio: "xMidYMid meet",
   });
   svg.append(svgEl("title", {}, summary));
   const axes = svgEl("g", { class: "axes" });
   const yStep = niceStep(yMax - yMin);
   for (let v = Math.ceil(yMin / yStep) * yStep; v <= yMax; v += yStep) {
-    axes.append(svgEl("line", { x1: PAD.left, x2: WIDTH - PAD.right, y1: y(v), y2: y(v), class: v === 0 ? "zero" : "grid" }));
+    axes.append(svgEl("line", { x1: PAD.left, x2: width - PAD.right, y1: y(v), y2: y(v), class: v === 0 ? "zero" : "grid" }));
     axes.append(svgEl("text", { x: PAD.left - 6, y: y(v) + 4, class: "tick", "text-anchor": "end" }, String(v)));
   }
   const xStep = niceStep(xMax);
   for (let g = 0; g <= xMax; g += xStep) {
     axes.append(svgEl("text", { x: x(g), y: HEIGHT - PAD.bottom + 16, class: "tick", "text-anchor": "middle" }, String(g)));
   }
-  axes.append(svgEl("text", { x: WIDTH - PAD.right, y: HEIGHT - 4, class: "axis-label", "text-anchor": "end" }, "games played"));
+  axes.append(svgEl("text", { x: width - PAD.right, y: HEIGHT - 4, class: "axis-label", "text-anchor": "end" }, "games played"));
   axes.append(svgEl("text", { x: 4, y: 14, class: "axis-label" }, "wins ×3 + draws − losses"));
   svg.append(axes);
   for (const [index, segment] of segments.entries()) {
@@ -59,7 +70,7 @@ export function drawChart(container, results, segments) {
     }
     // A label that would run past the right edge sits on the line's left instead.
     const name = NAMES[segment.opponent];
-    const fits = at + 4 + name.length * LABEL_CHAR <= WIDTH - PAD.right;
+    const fits = at + 4 + name.length * LABEL_CHAR <= width - PAD.right;
     svg.append(svgEl("text", {
       x: fits ? at + 4 : at - 4, y: PAD.top + 8, class: "segment-label", "text-anchor": fits ? "start" : "end",
     }, name));
@@ -72,4 +83,57 @@ export function drawChart(container, results, segments) {
     svg.append(svgEl("polyline", { points: points.join(" "), class: "score-line", "data-last": last, "data-games": games }));
   }
   container.replaceChildren(svg);
+}
+
+// -- the programs' pictures: a second cue besides colour ------------------------------
+
+// Step 3 and Step 4 draw one square per game: green a win, light gray a draw, firebrick a
+// loss (the lesson's colours, as the server draws them). Green and firebrick look alike to
+// many colour-blind people, so each loss also gets a white cross, and a legend says so; a
+// win stays a plain square, a draw a light one (lightness tells it apart).
+export const OUTCOME_FILLS = { "#008000": "win", "#d3d3d3": "draw", "#b22222": "loss" };
+const CUE_WORDS = { win: "a win: green", draw: "a draw: light gray", loss: "a loss: firebrick, with a cross" };
+
+function cueFor(outcome, x, y, size) {
+  if (outcome === "loss") {
+    const a = size * 0.22;
+    const b = size - a;
+    return svgEl("path", {
+      d: `M${x + a} ${y + a}L${x + b} ${y + b}M${x + b} ${y + a}L${x + a} ${y + b}`,
+      stroke: "#fff", "stroke-width": Math.max(1.5, size / 7), "stroke-linecap": "round", class: "cue cue-loss",
+    });
+  }
+  return null;
+}
+
+/**
+ * Mark each loss square of a program's picture (an SVG from the server) with its
+ * second cue; return the outcomes it holds, in the order win, draw, loss.
+ */
+export function addOutcomeCues(svg) {
+  const seen = new Set();
+  for (const square of Array.from(svg.querySelectorAll("rect[fill]"))) {
+    const outcome = OUTCOME_FILLS[(square.getAttribute("fill") || "").toLowerCase()];
+    if (!outcome) continue;
+    seen.add(outcome);
+    const size = Number(square.getAttribute("width"));
+    const cue = cueFor(outcome, Number(square.getAttribute("x")), Number(square.getAttribute("y")), size);
+    if (cue) square.after(cue);
+  }
+  return ["win", "draw", "loss"].filter((outcome) => seen.has(outcome));
+}
+
+/** The legend under a picture: a small square, with its cue, and its words, per outcome. */
+export function outcomeLegend(outcomes) {
+  const list = document.createElement("ul");
+  list.className = "picture-legend";
+  for (const outcome of outcomes) {
+    const fill = Object.keys(OUTCOME_FILLS).find((key) => OUTCOME_FILLS[key] === outcome);
+    const swatch = svgEl("svg", { viewBox: "0 0 12 12", width: 14, height: 14, "aria-hidden": "true" },
+      svgEl("rect", { width: 12, height: 12, fill }), cueFor(outcome, 0, 0, 12));
+    const item = document.createElement("li");
+    item.append(swatch, ` ${CUE_WORDS[outcome]}`);
+    list.append(item);
+  }
+  return list;
 }

@@ -3,7 +3,9 @@
 // Run sends the program, as shown or as edited, to POST /lesson/api/run: it runs in the
 // same sandbox as a check. Check my program uses the service's own API, as /c/<slug> does.
 
-import { el, getJSON, postJSON } from "./api.js";
+import { el, postJSON } from "./api.js";
+import { checkProgram, reportView } from "../check/client.js";
+import { addOutcomeCues, outcomeLegend } from "./chart.js";
 
 const editorOf = (textarea) => (window.MenaceEditor ? window.MenaceEditor.get(textarea) : null);
 const valueOf = (textarea) => (editorOf(textarea) ? editorOf(textarea).getValue() : textarea.value);
@@ -66,8 +68,11 @@ function programOutput(answer) {
   for (const svgText of answer.pictures || []) {
     const svg = new DOMParser().parseFromString(svgText, "image/svg+xml").documentElement;
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, gray a draw, red a loss");
-    parts.push(el("h4", {}, "Picture"), el("div", { class: "picture" }, document.importNode(svg, true)));
+    svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, gray a draw, firebrick with a cross a loss");
+    const shown = document.importNode(svg, true);
+    const outcomes = addOutcomeCues(shown); // a cross on each loss: not colour alone
+    parts.push(el("h4", {}, "Picture"), el("div", { class: "picture" }, shown));
+    if (outcomes.length) parts.push(outcomeLegend(outcomes));
   }
   for (const note of answer.notes || []) parts.push(el("p", { class: "note" }, note));
   if (!parts.length) parts.push(el("p", { class: "note" }, "The program ran and printed nothing."));
@@ -75,49 +80,7 @@ function programOutput(answer) {
   return parts;
 }
 
-// -- challenges ------------------------------------------------------------------
-
-const OUTCOME_WORDS = { passed: "passed", failed: "failed", error: "stopped with an error", timeout: "took too long", skipped: "not run" };
-
-function feedbackFrame(html) {
-  // The same document `menace check --format html` prints, in a sandboxed frame (no scripts).
-  const frame = el("iframe", { class: "feedback", title: "Feedback on your program", sandbox: "allow-same-origin" });
-  frame.addEventListener("load", () => {
-    try {
-      frame.style.height = `${frame.contentDocument.documentElement.scrollHeight + 24}px`;
-    } catch (error) {
-      /* the frame keeps its default height */
-    }
-  });
-  frame.srcdoc = html;
-  return frame;
-}
-
-function reportView(answer) {
-  const report = answer.report || {};
-  const summary = reportSummary(report);
-  if (typeof answer.feedback === "string" && answer.feedback) return [summary, feedbackFrame(answer.feedback)];
-  return [summary, ...reportDetails(report)];
-}
-
-function reportSummary(report) {
-  const tests = report.tests || [];
-  const passed = tests.filter((t) => t.outcome === "passed").length;
-  return el("p", { class: report.passed ? "verdict pass" : "verdict fail", role: "status" },
-    report.passed ? `✓ All ${tests.length} checks pass.` : `${passed} of ${tests.length} checks pass.`);
-}
-
-function reportDetails(report) {
-  const tests = report.tests || [];
-  const parts = [];
-  if (report.load_problem) parts.push(el("p", { class: "problem" }, report.load_problem.message));
-  parts.push(el("ul", { class: "tests" }, tests.map((t) => el("li", { class: `test ${t.outcome}` },
-    el("span", { class: "mark", "aria-hidden": "true" }, t.outcome === "passed" ? "✓" : "✗"),
-    el("span", {}, `${t.title} — ${OUTCOME_WORDS[t.outcome] || t.outcome}`),
-    t.outcome !== "passed" && t.message ? el("span", { class: "message" }, t.message) : null,
-    t.outcome !== "passed" && t.hint_text ? el("span", { class: "hint" }, `Hint: ${t.hint_text}`) : null))));
-  return parts;
-}
+// -- challenges: the one check client (../check/client.js) ---------------------------
 
 // A program typed before signing in is kept in this tab while the student signs in.
 const draftKey = (slug) => `menace-lesson-draft:${slug}`;
@@ -168,17 +131,16 @@ export function setUpChallenge(article) {
     button.disabled = true;
     output.replaceChildren(el("p", { class: "note" }, "Checking…"));
     try {
-      const body = {
+      const token = document.querySelector('meta[name="csrf-token"]');
+      const answer = await checkProgram({
+        api: form.getAttribute("action"),
         challenge: form.elements.challenge.value,
         filename: form.elements.filename.value,
         source: valueOf(textarea),
-      };
-      let answer = await postJSON(`${form.getAttribute("action")}?wait=10&format=html`, body);
-      for (let tries = 0; answer.status !== "done" && tries < 60; tries += 1) {
-        answer = await getJSON(`${answer.url}?wait=5&format=html`);
-      }
-      if (answer.status !== "done") throw new Error("the check is taking too long; try again in a moment");
-      output.replaceChildren(...reportView(answer));
+        headers: token ? { "X-CSRFToken": token.getAttribute("content") } : {},
+        onStatus: (text) => output.replaceChildren(el("p", { class: "note" }, text)),
+      });
+      output.replaceChildren(...reportView(document, answer));
     } catch (error) {
       if (error.status === 401 && signInUrl) {
         keepDraft(slug, valueOf(textarea));

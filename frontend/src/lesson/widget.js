@@ -5,13 +5,14 @@
 // chart's data and the tallies. The rules of the game live on the server, once.
 
 import { el, postJSON } from "./api.js";
-import { SQUARE_NAMES, card, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
+import { SQUARE_NAMES, card, describeBeads, miniBoard, nextSquare, resignedCard, showChange } from "./board.js";
 import { drawChart } from "./chart.js";
 
-const RESULT_WORDS = { win: "MENACE won", draw: "A draw", loss: "MENACE lost" };
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const focusLost = () => !document.activeElement || document.activeElement === document.body;
+// A focused button that was just disabled is still document.activeElement until the browser's
+// focus fixup moves the focus to the page: it counts as lost already.
+const focusLost = () => !document.activeElement || document.activeElement === document.body || document.activeElement.disabled === true;
 
 export class Widget {
   constructor(root) {
@@ -187,12 +188,10 @@ export class Widget {
   }
 
   arrowKeys(event, index) {
-    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -3, ArrowDown: 3 };
-    if (!(event.key in moves)) return;
-    const next = index + moves[event.key];
-    if (next < 0 || next > 8 || (Math.abs(moves[event.key]) === 1 && Math.floor(next / 3) !== Math.floor(index / 3))) return;
+    if (!event.key.startsWith("Arrow")) return;
     event.preventDefault();
-    this.squares[next].focus();
+    const next = nextSquare(index, event.key, (square) => !this.squares[square].disabled);
+    if (next !== null) this.squares[next].focus();
   }
 
   // -- showing a game --------------------------------------------------------

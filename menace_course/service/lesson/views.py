@@ -5,7 +5,9 @@
   pressed on the server's engine and answers with the game to show, the chart's data,
   the tallies, and (with ``"boxes": true``) every box opened;
 * ``POST /lesson/api/run``: ``{"step": 1-4, "source"}`` runs a program in the sandbox
-  and answers with what it printed, its pictures (SVG) or what went wrong.
+  and answers with what it printed, its pictures (SVG) or what went wrong. It runs in this
+  process's sandboxed children, a few at a time (``programs.CONCURRENT``), whichever queue
+  the service's checks use (``menace serve --queue procrastinate`` included).
 
 The challenges on the page are checked through the service's own API
 (``POST /api/v1/checks?wait=S&format=html``), exactly as on ``/c/<slug>``. Inside
@@ -258,3 +260,10 @@ def run() -> Response:
         except Busy as busy:
             return _busy(f"{busy}")
     return jsonify(result.as_json())
+
+
+# A program runs here, in the web process's own sandboxed children and its CONCURRENT slots
+# (menace_course.service.lesson.programs), never on the check workers: so the page's programs
+# work with ``menace serve --queue procrastinate`` too, where checks go to ``menace worker``s
+# (the service reads this mark: menace_course.service.limits.RUNS_IN_WEB_PROCESS).
+run.runs_in_web_process = True  # type: ignore[attr-defined]
