@@ -1,9 +1,11 @@
 """The lesson page at ``/lesson`` and its small JSON API (the blueprint ``lesson``).
 
 * ``GET /lesson``: the page (``?seed=N`` makes the widget reproducible);
-* ``POST /lesson/api/widget``: ``{"seed", "log", "action"?, "boxes"?}`` plays what was
-  pressed on the server's engine and answers with the game to show, the chart's data,
-  the tallies, and (with ``"boxes": true``) every box opened;
+* ``POST /lesson/api/widget``: ``{"seed", "settings"?, "log", "action"?, "boxes"?}`` plays
+  what was pressed on the server's engine and answers with the game to show, the chart's
+  data, the tallies, and (with ``"boxes": true``) every box opened, MENACE's and a learning O's;
+* ``POST /lesson/api/trained``: ``{"game", "moves"}`` a game against Step 3's MENACE after
+  its 300 games (:mod:`.trained`);
 * ``POST /lesson/api/run``: ``{"step": 1-4, "source"}`` runs a program in the sandbox
   and answers with what it printed, its pictures (SVG) or what went wrong.
 
@@ -38,8 +40,10 @@ from menace_course.service.lesson.widget import (
     BadRequest,
     WidgetCache,
     games_in,
+    merged,
     parse_action,
     parse_log,
+    parse_settings,
 )
 
 __all__ = ["CHALLENGES", "blueprint"]
@@ -184,16 +188,17 @@ def widget() -> Response:
     if type(seed) is not int or not 0 <= seed < MAX_SEED:
         return _bad(f"seed must be a whole number from 0 to {MAX_SEED - 1}")
     try:
+        settings = parse_settings(data.get("settings"))
         log = parse_log(data.get("log", []))
         action = parse_action(data["action"]) if data.get("action") is not None else None
         if action is not None and games_in([*log, action]) > MAX_GAMES:
             raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
-        state = _cache.get(seed, log)
+        state = _cache.get(seed, log, settings)
         game = state.apply(action) if action is not None else None
     except BadRequest as error:
         return _bad(str(error))
     if action is not None and (game is None or game["result"] is not None):
-        log = [*log, action]
+        log = merged(log, action)
         _cache.put(seed, log, state)
     answer: dict[str, Any] = {
         **state.summary(),
@@ -202,6 +207,7 @@ def widget() -> Response:
     }
     if data.get("boxes"):
         answer["boxes"] = state.all_boxes()
+        answer["o_boxes"] = state.all_boxes("O")
     return jsonify(answer)
 
 
@@ -258,3 +264,17 @@ def run() -> Response:
         except Busy as busy:
             return _busy(f"{busy}")
     return jsonify(result.as_json())
+
+
+@blueprint.post("/lesson/api/trained")
+def trained() -> Response:
+    """A move of Step 3's trained MENACE (it learns nothing): ``{"game": n, "moves": [O's squares]}``."""
+    from menace_course.service.lesson.trained import TrainedGameError, play_trained
+
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        return _bad("send a JSON object: {game, moves}")
+    try:
+        return jsonify(play_trained(data.get("game", 0), data.get("moves", [])))
+    except TrainedGameError as error:
+        return _bad(str(error))
