@@ -41,7 +41,9 @@ def experiment(ctx: click.Context) -> int:
     """Run an experiment from the lesson's questions, and print what it found.
 
     \b
-    Try:  menace experiment no-refill
+    Try:  menace experiment count
+          menace experiment games --seed 7 --opponent random --reward 1/1/-1
+          menace experiment no-refill
           menace experiment rewards --picture rewards.png
           menace experiment two-learners --games 3000
     Each one has its own options: menace experiment NAME --help

@@ -97,7 +97,7 @@ def test_rewards_command_takes_own_rewards(menace: Callable[..., Ran], tmp_path:
     ("args", "message"),
     [
         (["experiment", "no-refil"], "did you mean no-refill?"),
-        (["experiment", "chess"], "the experiments are: no-refill, replica, rewards"),
+        (["experiment", "chess"], "the experiments are: count, games, no-refill, replica, rewards"),
         (["experiment", "rewards", "--reward", "3/1"], "three whole numbers"),
         (["experiment", "rewards", "--picture", "chart.gif"], "must end in .png, .svg or .pdf"),
         (["experiment", "no-refill", "--runs", "0"], "0 is not in the range x>=1"),
