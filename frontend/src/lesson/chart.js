@@ -4,7 +4,7 @@
 import { svgEl } from "./api.js";
 
 const STEP = { w: 3, d: 1, l: -1 };
-const NAMES = { perfect: "Perfect", random: "Random", you: "You" };
+const NAMES = { perfect: "Perfect", random: "Random", menace: "MENACE", you: "You" };
 const WIDTH = 640;
 const HEIGHT = 260;
 const PAD = { left: 48, right: 16, top: 26, bottom: 34 };

@@ -17,6 +17,7 @@ The challenges on the page are checked through the service's own API
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import threading
@@ -132,12 +133,32 @@ def step_source(number: int, course: Course | None) -> str | None:
     return None
 
 
+@functools.cache
+def lesson_output(number: int) -> str:
+    """What the lesson's Step ``number`` program prints, computed once with the package's engine
+    (the tests hold it to the golden text, line for line), to show beside the program."""
+    from menace_course.lesson.experiments.page_steps import STEPS
+
+    return "\n".join(STEPS[number]().lines) + "\n"
+
+
+def helper_files() -> dict[str, str]:
+    """``noughts.py`` and ``pixels.py`` as a program on the page imports them."""
+    from menace_course.lesson.program_files import HELPERS
+
+    return {
+        f"{module}.py": Path(HELPERS[module].__file__ or "").read_text(encoding="utf-8") for module in HELPERS
+    }
+
+
 def _programs(course: Course | None) -> list[dict[str, Any]]:
     programs = []
     for number, title in STEP_TITLES.items():
         source = step_source(number, course)
         if source is not None:
-            programs.append({"step": number, "title": title, "source": source})
+            programs.append(
+                {"step": number, "title": title, "source": source, "expected": lesson_output(number)}
+            )
     return programs
 
 
@@ -175,6 +196,7 @@ def page() -> str:
         challenges=[t for t in (_task(slug, course) for slug in CHALLENGES) if t is not None],
         checker_name=checker_name,
         sign_in_url=sign_in_url,
+        helper_files=helper_files(),
     )
 
 
