@@ -36,8 +36,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from menace_course.lesson.engine import MICHIE, Boxes, GameRecord, Result, Settings, play_game
-from menace_course.lesson.experiments.games import OPPONENTS, Table, make_settings, play_one
+from menace_course.lesson.engine import Boxes, GameRecord, Result, Settings, play_game
+from menace_course.lesson.experiments.games import OPPONENTS, Table, play_one
+from menace_course.service.lesson.widget_settings import (
+    DEFAULT_SETTINGS,
+    BadRequest,
+    engine_settings,
+    parse_settings,
+    whole,
+)
 
 __all__ = [
     "MAX_GAMES",
@@ -48,6 +55,7 @@ __all__ = [
     "WidgetCache",
     "cost_of",
     "games_in",
+    "merged",
     "parse_action",
     "parse_log",
     "parse_settings",
@@ -64,10 +72,6 @@ MAX_LOG = 2000
 MAX_SEED = 2**31
 
 _RANDOM_LOCK = threading.Lock()
-
-
-class BadRequest(ValueError):
-    """A log or an action that does not describe a game: the message says what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -94,12 +98,6 @@ class HumanGame:
 Action = Games | HumanGame
 
 
-def _whole(value: object, low: int, high: int, what: str) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise BadRequest(f"{what} must be a whole number from {low} to {high}")
-    return value
-
-
 def parse_action(data: object, most: int = MAX_AT_ONCE) -> Action:
     """One log entry (or one press, of at most ``most`` games) from JSON, checked."""
     if not isinstance(data, Mapping):
@@ -109,13 +107,13 @@ def parse_action(data: object, most: int = MAX_AT_ONCE) -> Action:
         opponent = data.get("opponent")
         if opponent not in OPPONENTS:
             raise BadRequest("opponent must be 'perfect', 'random' or 'menace'")
-        count = _whole(data.get("count"), 1, most, "count")
+        count = whole(data.get("count"), 1, most, "count")
         return Games(count, opponent)
     if kind == "human":
         moves = data.get("moves")
         if not isinstance(moves, list) or len(moves) > 4:
             raise BadRequest("moves must be a list of at most 4 squares")
-        return HumanGame(tuple(_whole(m, 0, 8, "a square") for m in moves))
+        return HumanGame(tuple(whole(m, 0, 8, "a square") for m in moves))
     raise BadRequest("an action's type must be 'games' or 'human'")
 
 
@@ -129,44 +127,6 @@ def parse_log(data: object) -> list[Action]:
     if games_in(actions) > MAX_GAMES:
         raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
     return actions
-
-
-#: The settings' defaults (Michie's) and their bounds.
-DEFAULT_SETTINGS: dict[str, Any] = {"reward": [3, 1, -1], "start": [4, 3, 2, 1], "symmetry": True}
-REWARD_RANGE, START_RANGE = (-10, 10), (1, 99)
-
-
-def parse_settings(data: object) -> dict[str, Any]:
-    """A widget's settings from JSON, checked, with Michie's numbers for what is left out."""
-    if data is None:
-        return dict(DEFAULT_SETTINGS)
-    if not isinstance(data, Mapping):
-        raise BadRequest("settings must be an object: {reward, start, symmetry}")
-    unknown = set(data) - set(DEFAULT_SETTINGS)
-    if unknown:
-        raise BadRequest(f"settings has no {sorted(unknown)[0]!r}: only reward, start and symmetry")
-    settings = dict(DEFAULT_SETTINGS)
-    for key, size, (low, high), what in (
-        ("reward", 3, REWARD_RANGE, "a reward"),
-        ("start", 4, START_RANGE, "a number of starting beads"),
-    ):
-        if key in data:
-            value = data[key]
-            if not isinstance(value, list) or len(value) != size:
-                raise BadRequest(f"settings.{key} must be a list of {size} whole numbers")
-            settings[key] = [_whole(n, low, high, what) for n in value]
-    if "symmetry" in data:
-        if not isinstance(data["symmetry"], bool):
-            raise BadRequest("settings.symmetry must be true or false")
-        settings["symmetry"] = data["symmetry"]
-    return settings
-
-
-def engine_settings(settings: Mapping[str, Any]) -> Settings:
-    """The engine's :class:`Settings` for a widget's checked settings."""
-    if dict(settings) == DEFAULT_SETTINGS:
-        return MICHIE
-    return make_settings(settings["reward"], settings["start"], settings["symmetry"])
 
 
 def merged(log: Sequence[Action], action: Action) -> list[Action]:
