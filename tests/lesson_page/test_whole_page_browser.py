@@ -204,7 +204,10 @@ def test_every_widget_control_once(server: LiveServer, driver: Any, menace: Call
 
     # All boxes at once: MENACE's, and the second MENACE's.
     press(driver, "show-boxes")
-    assert len(driver.find_elements("css selector", "#box-list .box-card")) == played["boxes"]
+    wait(driver, lambda d: d.find_elements("css selector", "#box-list .box-card"), 30)
+    assert len(driver.find_elements("css selector", "#box-list .box-card")) == played["boxes"], by_id(
+        driver, "status"
+    ).text
     assert len(driver.find_elements("css selector", "#o-box-list .box-card")) == played["o_boxes"]
     press(driver, "show-boxes")
 

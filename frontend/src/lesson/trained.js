@@ -6,6 +6,7 @@
 
 import { postJSON } from "./api.js";
 import { SQUARE_NAMES } from "./board.js";
+import { arrowKey } from "./keys.js";
 
 const RESULT_WORDS = {
   win: "MENACE won. Press New game to try again.",
@@ -88,22 +89,7 @@ export class TrainedBoard {
     this.root.classList.toggle("your-turn", yourTurn);
   }
 
-  /** Arrow keys move between the free squares (a taken square is skipped, not a wall). */
   arrowKeys(event, index) {
-    const steps = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
-    if (!(event.key in steps)) return;
-    event.preventDefault();
-    const [dr, dc] = steps[event.key];
-    let [row, column] = [Math.floor(index / 3), index % 3];
-    for (let i = 0; i < 2; i += 1) {
-      row += dr;
-      column += dc;
-      if (row < 0 || row > 2 || column < 0 || column > 2) return;
-      const next = this.squares[row * 3 + column];
-      if (!next.disabled) {
-        next.focus();
-        return;
-      }
-    }
+    arrowKey(event, this.squares, index);
   }
 }

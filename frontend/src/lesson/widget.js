@@ -7,6 +7,8 @@
 import { el, postJSON } from "./api.js";
 import { SQUARE_NAMES, card, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
 import { drawChart } from "./chart.js";
+import { showBoxes } from "./boxes.js";
+import { arrowKey } from "./keys.js";
 
 const RESULT_WORDS = { win: "MENACE won", draw: "A draw", loss: "MENACE lost" };
 const OPPONENT_NAMES = { perfect: "Perfect", random: "Random", menace: "the second MENACE", you: "you" };
@@ -291,12 +293,7 @@ export class Widget {
   }
 
   arrowKeys(event, index) {
-    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -3, ArrowDown: 3 };
-    if (!(event.key in moves)) return;
-    const next = index + moves[event.key];
-    if (next < 0 || next > 8 || (Math.abs(moves[event.key]) === 1 && Math.floor(next / 3) !== Math.floor(index / 3))) return;
-    event.preventDefault();
-    this.squares[next].focus();
+    arrowKey(event, this.squares, index);
   }
 
   // -- showing a game --------------------------------------------------------
@@ -429,38 +426,6 @@ export class Widget {
   async loadBoxes() {
     const answer = await postJSON(this.root.dataset.api || "/lesson/api/widget",
       { seed: this.seed, settings: this.settings, log: this.log, boxes: true });
-    const list = this.$("box-list");
-    if (!answer.boxes.length) {
-      list.replaceChildren(el("p", {}, "MENACE has not opened any box yet: play a game first."));
-    } else {
-      list.replaceChildren(...this.boxGroups(answer.boxes, "MENACE's"));
-    }
-    const others = this.$("o-box-list");
-    if (answer.o_boxes && answer.o_boxes.length) {
-      others.replaceChildren(el("h3", {}, `The second MENACE's boxes (O): ${answer.o_boxes.length}`),
-        ...this.boxGroups(answer.o_boxes, "O's"));
-    } else {
-      others.replaceChildren();
-    }
-  }
-
-  boxGroups(all, whose) {
-    const groups = new Map();
-    for (const box of all) {
-      if (!groups.has(box.move)) groups.set(box.move, []);
-      groups.get(box.move).push(box);
-    }
-    const words = { 1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th", 6: "6th", 7: "7th", 8: "8th" };
-    const sections = [];
-    for (const [move, boxes] of groups) {
-      const items = boxes.map((box) => el("li", {
-        class: `card box-card${move === 1 ? " first" : ""}`,
-        "aria-label": `Box for the position ${box.position.replaceAll(" ", "·")}: ${describeBeads(box.beads)}`,
-      }, miniBoard(box.position, box.beads), el("span", { class: "card-caption" }, `${box.total} bead${box.total === 1 ? "" : "s"}`)));
-      sections.push(el("section", { class: "box-group" },
-        el("h4", {}, `Before ${whose} move ${words[move] || move} of the game: ${boxes.length} box${boxes.length === 1 ? "" : "es"}`),
-        el("ol", { class: "cards" }, items)));
-    }
-    return sections;
+    showBoxes(this.$("box-list"), this.$("o-box-list"), answer);
   }
 }
