@@ -98,11 +98,42 @@ def set_number(driver: Any, element_id: str, value: int) -> None:
     field.send_keys(str(value))
 
 
+def page_weight(server: LiveServer, driver: Any) -> tuple[int, int]:
+    """The page and everything it loads from this server: bytes as sent, and gzipped."""
+    import gzip
+    import urllib.request
+
+    loaded = driver.execute_script(
+        "return performance.getEntriesByType('resource').map((e) => e.name)"
+        ".filter((u) => u.includes('/static/'))"
+    )
+    urls = [server.url + "/lesson?seed=3", *loaded]
+    plain = zipped = 0
+    for url in urls:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            data = response.read()
+        plain += len(data)
+        zipped += len(gzip.compress(data, 9))
+    return plain, zipped
+
+
 def test_the_page_holds_every_section_of_the_lesson(server: LiveServer, driver: Any) -> None:
     from selenium.webdriver.common.by import By
 
     driver.get(server.url + "/lesson?seed=3")
     wait(driver, lambda d: state(d) == "ready")
+    # Measured, printed, never asserted: the machine may be busy.
+    paint = driver.execute_script(
+        "const p = performance.getEntriesByName('first-contentful-paint')[0]; return p ? p.startTime : null"
+    )
+    ready = driver.execute_script(
+        "const m = performance.getEntriesByName('menace-widget-ready')[0]; return m ? m.startTime : null"
+    )
+    plain, zipped = page_weight(server, driver)
+    print(
+        f"\nlesson page: first contentful paint {paint} ms, widget ready {ready} ms, "
+        f"weight {plain / 1024:.0f} KiB ({zipped / 1024:.0f} KiB gzipped)"
+    )
     assert [h.text for h in driver.find_elements(By.CSS_SELECTOR, "main h2[id]")] == SECTIONS
     assert [h.text for h in driver.find_elements(By.CSS_SELECTOR, "article.program h3")] == STEPS
     text = driver.find_element(By.TAG_NAME, "main").text
