@@ -16,7 +16,9 @@ const MICHIE = { reward: [3, 1, -1], start: [4, 3, 2, 1], symmetry: true };
 const MAX_GAMES = 5000;
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const focusLost = () => !document.activeElement || document.activeElement === document.body;
+// A focused button that became disabled (a square just played) has lost the focus too, though
+// the browser may still report it as the active element for a moment.
+const focusLost = () => !document.activeElement || document.activeElement === document.body || document.activeElement.disabled === true;
 
 export class Widget {
   constructor(root) {
