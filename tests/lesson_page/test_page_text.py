@@ -34,7 +34,8 @@ def text_of(page: str) -> str:
         "627 positions",
         "304 boxes",
         "would need 2,201",
-        "121 of 200",
+        "ran out for good in 121 of the 200 runs",
+        "his online MENACE starts with more beads than Michie's",
         "Pegasus 2 computer, which played about a game a second",
         "“an enormously more difficult and time-consuming task”",
         "“At first sight there are seven possible moves available. Considerations of symmetry, however, "

@@ -142,7 +142,7 @@ def test_the_page_holds_every_section_of_the_lesson(server: LiveServer, driver: 
         "2,201",
         "304",
         "627",
-        "121 of 200",
+        "121 of the 200 runs",
         "Pegasus 2",
         "enormously more difficult",
         "Considerations of",
