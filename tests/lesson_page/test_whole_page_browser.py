@@ -219,6 +219,8 @@ def test_every_widget_control_once(server: LiveServer, driver: Any, menace: Call
         driver, lambda d: idle(d) and d.find_element("id", "play-on").get_attribute("aria-pressed") == "false"
     )
     wait(driver, idle)
+    wait(driver, lambda d: d.find_element("id", "show-boxes").is_enabled(), 10)  # Stop gives the buttons back
+    assert "Stopped" in by_id(driver, "status").text
     played = summary(driver)["tallies"]
     assert played["o_boxes"] > 0
 

@@ -226,16 +226,17 @@ export class Widget {
         await this.showGame(answer.game, false);
         this.showSummary();
         if (!this.$("box-panel").hidden) await this.loadBoxes();
-        this.setStatus(`Playing on against ${this.opponentName()}, ${speed >= 200 ? "as fast as it goes" : `${speed} game${speed === 1 ? "" : "s"} a second`}: ` +
-          `${answer.tallies.played} games so far. Press Stop to stop.`);
+        const pace = speed >= 200 ? "as fast as it goes" : `${speed} game${speed === 1 ? "" : "s"} a second`;
+        this.setStatus(this.playingOn
+          ? `Playing on against ${this.opponentName()}, ${pace}: ${answer.tallies.played} games so far. Press Stop to stop.`
+          : `Stopped after ${answer.tallies.played} games. The board shows the last of them.`);
       } catch (error) {
-        this.busy = false;
-        this.root.setAttribute("aria-busy", "false");
         this.stopPlayingOn(`Stopped: ${error.message}`);
+        this.setBusy(false);
         return;
       }
-      this.busy = false;
-      this.root.setAttribute("aria-busy", "false");
+      // Stop may have been pressed while these games were played: setBusy gives the buttons back then.
+      this.setBusy(false);
       const wanted = (1000 * count) / speed - (performance.now() - began);
       await sleep(Math.max(speed >= 200 ? 0 : 10, wanted));
     }
