@@ -74,3 +74,15 @@ def test_a_bad_move_is_refused_with_a_reason(client: Any, body: Any, words: str)
     response = client.post("/lesson/api/trained", json=body)
     assert response.status_code == 400
     assert words in response.json["error"]
+
+
+def test_the_board_and_the_page_leave_the_process_random_generator_as_it_was() -> None:
+    from menace_course.service.lesson.views import lesson_output
+
+    lesson_output.cache_clear()
+    client = make_app().test_client()
+    random.seed(99)
+    expected = random.Random(99).random()
+    client.get("/lesson")  # computes the lesson's printed outputs, which seed the generator
+    move(client, 2, [])
+    assert random.random() == expected

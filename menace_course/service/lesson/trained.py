@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import functools
 import random
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 from menace_course.lesson.engine import Boxes, choose_move, play, play_game, result_for
 from menace_course.lesson.noughts import perfect_move
+from menace_course.service.lesson.widget import RANDOM_LOCK
 
 __all__ = ["MAX_GAME_NUMBER", "TrainedGameError", "play_trained"]
 
 #: Game numbers (the seed of each game's draws) are whole numbers below this.
 MAX_GAME_NUMBER = 2**31
-_LOCK = threading.Lock()
 
 
 class TrainedGameError(ValueError):
@@ -34,7 +33,7 @@ class TrainedGameError(ValueError):
 @functools.cache
 def trained_boxes() -> Boxes:
     """Step 3's boxes after its 300 games (seed 1, against Perfect), made once."""
-    with _LOCK:
+    with RANDOM_LOCK:
         saved = random.getstate()
         try:
             random.seed(1)
@@ -87,7 +86,7 @@ def play_trained(game: int, moves: Sequence[int]) -> dict[str, Any]:
         played.append(square)
         return square
 
-    with _LOCK:
+    with RANDOM_LOCK:
         saved = random.getstate()
         random.seed(game)
         try:

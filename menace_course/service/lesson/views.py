@@ -137,9 +137,18 @@ def step_source(number: int, course: Course | None) -> str | None:
 def lesson_output(number: int) -> str:
     """What the lesson's Step ``number`` program prints, computed once with the package's engine
     (the tests hold it to the golden text, line for line), to show beside the program."""
-    from menace_course.lesson.experiments.page_steps import STEPS
+    import random
 
-    return "\n".join(STEPS[number]().lines) + "\n"
+    from menace_course.lesson.experiments.page_steps import STEPS
+    from menace_course.service.lesson.widget import RANDOM_LOCK
+
+    with RANDOM_LOCK:  # the steps seed Python's shared generator: put its state back after
+        saved = random.getstate()
+        try:
+            lines = STEPS[number]().lines
+        finally:
+            random.setstate(saved)
+    return "\n".join(lines) + "\n"
 
 
 def helper_files() -> dict[str, str]:

@@ -48,6 +48,7 @@ from menace_course.service.lesson.widget_settings import (
 
 __all__ = [
     "MAX_GAMES",
+    "RANDOM_LOCK",
     "BadRequest",
     "Games",
     "HumanGame",
@@ -71,7 +72,9 @@ MAX_LOG = 2000
 #: Seeds are whole numbers in this range.
 MAX_SEED = 2**31
 
-_RANDOM_LOCK = threading.Lock()
+#: Held by whatever in this process swaps a state into Python's shared ``random`` generator
+#: (the widgets, the trained board, the page's printed outputs), so no two interleave.
+RANDOM_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -208,7 +211,7 @@ class Widget:
 
     @contextmanager
     def _own_random(self) -> Iterator[None]:
-        with _RANDOM_LOCK:
+        with RANDOM_LOCK:
             saved = random.getstate()
             random.setstate(self.random_state)
             try:
