@@ -127,6 +127,7 @@ export class Widget {
   }
 
   start() {
+    if (this.playingOn) this.stopPlayingOn(""); // a fresh MENACE is not the one that was playing on
     return this.run(async () => {
       const field = this.$("seed");
       const wanted = Number.parseInt(field.value, 10);
