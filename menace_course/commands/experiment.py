@@ -41,7 +41,9 @@ def experiment(ctx: click.Context) -> int:
     """Run an experiment from the lesson's questions, and print what it found.
 
     \b
-    Try:  menace experiment no-refill
+    Try:  menace experiment count
+          menace experiment games --seed 7 --opponent random --reward 1/1/-1
+          menace experiment no-refill
           menace experiment rewards --picture rewards.png
           menace experiment two-learners --games 3000
     Each one has its own options: menace experiment NAME --help
@@ -208,4 +210,73 @@ def two_learners(games: int, runs: int, seed: int, last: int, tests: int) -> int
     with progress_bar(runs * games, "games") as tick:
         data = experiment_module.run(range(seed, seed + runs), games, min(last, games), tests, tick)
     click.echo(experiment_module.report(data), nl=False)
+    return 0
+
+
+@experiment.command("count", short_help="The boards and boxes the lesson counts.")
+def count() -> int:
+    """Count the lesson's numbers: 549,946 boards in every game; 304 boxes, or 2,201 without symmetry."""
+    from menace_course.lesson.experiments import counting
+
+    click.echo(counting.report(counting.run()), nl=False)
+    return 0
+
+
+def _numbers(option: str, text: str, size: int, example: str) -> tuple[int, ...]:
+    parts = re.split(r"\s*[,/]\s*", text.strip())
+    if len(parts) != size or not all(re.fullmatch(r"[+-]?\d+", p) for p in parts):
+        raise UsageError(f"{option} {text!r}: give {size} whole numbers, like {example}")
+    return tuple(int(p) for p in parts)
+
+
+@experiment.command("games", short_help="The page's widget, game by game.")
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**31 - 1),
+    default=1,
+    show_default=True,
+    help="The seed (the widget's Seed).",
+)
+@click.option(
+    "--opponent",
+    type=click.Choice(["perfect", "random", "menace"]),
+    default="perfect",
+    show_default=True,
+    help="Who plays O: menace is a second MENACE that learns too.",
+)
+@click.option(
+    "--games", type=click.IntRange(min=1, max=5000), default=10, show_default=True, help="How many games."
+)
+@click.option(
+    "--reward",
+    default="3/1/-1",
+    show_default=True,
+    metavar="W/D/L",
+    help="Beads added for a win, a draw, a loss.",
+)
+@click.option(
+    "--start",
+    default="4/3/2/1",
+    show_default=True,
+    metavar="A/B/C/D",
+    help="Beads of each colour in a new box, before a player's 1st, 2nd, 3rd and 4th moves.",
+)
+@click.option(
+    "--symmetry/--no-symmetry",
+    default=True,
+    show_default=True,
+    help="Do the 8 versions of a board share a box?",
+)
+def games(seed: int, opponent: str, games: int, reward: str, start: str, symmetry: bool) -> int:
+    """Play the widget's games in the terminal: with the same seed and settings, the same games."""
+    from menace_course.lesson.experiments import games as experiment_module
+
+    rewards = _numbers("--reward", reward, 3, "3/1/-1")
+    beads = _numbers("--start", start, 4, "4/3/2/1")
+    if not all(-10 <= n <= 10 for n in rewards):
+        raise UsageError(f"--reward {reward!r}: each number must be from -10 to 10")
+    if not all(1 <= n <= 99 for n in beads):
+        raise UsageError(f"--start {start!r}: each number must be from 1 to 99")
+    settings = experiment_module.make_settings(rewards, beads, symmetry)
+    click.echo(experiment_module.report(experiment_module.run(seed, settings, opponent, games)), nl=False)
     return 0

@@ -80,12 +80,27 @@ class Settings:
             ``'loss'`` (negative takes beads away; a colour never goes below 0).
         refill: when a box has no beads left, MENACE resigns (a loss); with ``refill``
             the box is filled again with its starting beads, so it can try afresh.
+        symmetry: whether the 8 turned and flipped versions of a position share one box
+            (Michie's way). Without it every board is its own position, with a colour for
+            every empty square, and MENACE needs many more boxes (2,201 as X, not 304).
     """
 
     start: Mapping[int, int] = field(default_factory=lambda: START)
     start_o: Mapping[int, int] = field(default_factory=lambda: START_O)
     reward: Mapping[str, int] = field(default_factory=lambda: REWARD)
     refill: bool = True
+    symmetry: bool = True
+
+    def name(self, board: Sequence[str]) -> tuple[str, list[int]]:
+        """The position's name and way: :func:`~menace_course.lesson.noughts.name`, or with
+        ``symmetry`` off the board itself, as it stands."""
+        if self.symmetry:
+            return name(board)
+        return "".join(board), list(range(9))
+
+    def new_box(self, position: str, mark: str) -> Box:
+        """A new box for ``position`` with these settings' beads (and symmetry)."""
+        return new_box(position, mark, self.start_for(mark), self.symmetry)
 
     def start_for(self, mark: str) -> Mapping[int, int]:
         """The starting beads for MENACE playing ``mark``."""
@@ -96,12 +111,15 @@ class Settings:
 MICHIE = Settings()
 
 
-def new_box(position: str, mark: str = "X", start: Mapping[int, int] | None = None) -> Box:
+def new_box(
+    position: str, mark: str = "X", start: Mapping[int, int] | None = None, symmetry: bool = True
+) -> Box:
     """A new box for a named position: one colour for each *different* move.
 
     Two moves are the same move when the positions they lead to have the same name
     (one is the other, turned or flipped); only the first of them, in square order,
-    gets a colour. Each colour gets ``start[empty squares]`` beads.
+    gets a colour. Each colour gets ``start[empty squares]`` beads. With ``symmetry``
+    off, every empty square is a move of its own.
 
     >>> new_box(' ' * 9)
     {0: 4, 1: 4, 4: 4}
@@ -113,7 +131,7 @@ def new_box(position: str, mark: str = "X", start: Mapping[int, int] | None = No
         if position[square] == " ":
             after = list(position)
             after[square] = mark
-            after_name = name(after)[0]
+            after_name = name(after)[0] if symmetry else str(square)
             if after_name not in seen:
                 seen.append(after_name)
                 box[square] = beads
@@ -206,13 +224,13 @@ class _Learner:
         self.record = record
 
     def _new_box(self, position: str) -> Box:
-        return new_box(position, self.mark, self.settings.start_for(self.mark))
+        return self.settings.new_box(position, self.mark)
 
     def move(self, board: list[str]) -> int | None:
         """Open the position's box and play a bead from it; None means MENACE resigns."""
         if board.count(" ") == 1:  # one square left: no choice, no box
             return board.index(" ")
-        position, way = name(board)
+        position, way = self.settings.name(board)
         if position not in self.boxes:  # the matchbox is filled the first time it is needed
             self.boxes[position] = self._new_box(position)
         box = self.boxes[position]
@@ -274,13 +292,19 @@ def play_game(
     return result
 
 
-def play_two_learners(x_boxes: Boxes, o_boxes: Boxes, settings: Settings = MICHIE) -> Result:
+def play_two_learners(
+    x_boxes: Boxes, o_boxes: Boxes, settings: Settings = MICHIE, record: GameRecord | None = None
+) -> Result:
     """Two MENACEs play each other, each drawing from and learning in its own boxes.
 
-    Returns X's result.
+    Returns X's result. ``record``, if given, keeps the moves and the boxes X opened.
     """
-    x, o = _Learner(x_boxes, "X", settings), _Learner(o_boxes, "O", settings)
-    outcome = play(x.move, o.move)
+    x, o = _Learner(x_boxes, "X", settings, record), _Learner(o_boxes, "O", settings)
+    x_player: Callable[[list[str]], int | None] = x.move
+    o_player: Callable[[list[str]], int | None] = o.move
+    if record is not None:
+        x_player, o_player = _recorded(x_player, record.moves), _recorded(o_player, record.moves)
+    outcome = play(x_player, o_player)
     x.learn(result_for(outcome, "X"))
     o.learn(result_for(outcome, "O"))
     return result_for(outcome, "X")
@@ -294,8 +318,8 @@ def choose_move(boxes: Boxes, board: Sequence[str], settings: Settings = MICHIE)
     if board.count(" ") == 1:
         return list(board).index(" ")
     mark = to_move(board)
-    position, way = name(board)
-    box = boxes.get(position) or new_box(position, mark, settings.start_for(mark))
+    position, way = settings.name(board)
+    box = boxes.get(position) or settings.new_box(position, mark)
     if sum(box.values()) == 0:
-        box = new_box(position, mark, settings.start_for(mark))
+        box = settings.new_box(position, mark)
     return way[draw_bead(box)]

@@ -241,6 +241,8 @@ RUNS_STUDENT_CODE = ("lesson.run",)
 #: The lesson widget's endpoint: its games run in this process, so it is rate-limited by the
 #: games it asks for (:func:`~.limits.widget_limited`).
 WIDGET = "lesson.widget"
+#: Other lesson endpoints that play in this process, held to the widget's limits too.
+PLAYS_IN_PROCESS = (WIDGET, "lesson.trained")
 
 
 def register_blueprints(app: Flask) -> None:
@@ -261,8 +263,9 @@ def register_blueprints(app: Flask) -> None:
     for endpoint in RUNS_STUDENT_CODE:
         if endpoint in app.view_functions:
             app.view_functions[endpoint] = runs_code(app.view_functions[endpoint])
-    if WIDGET in app.view_functions:
-        app.view_functions[WIDGET] = widget_limited(app.view_functions[WIDGET])
+    for endpoint in PLAYS_IN_PROCESS:
+        if endpoint in app.view_functions:
+            app.view_functions[endpoint] = widget_limited(app.view_functions[endpoint])
 
 
 def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> Flask:

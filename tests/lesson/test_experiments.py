@@ -97,7 +97,7 @@ def test_rewards_command_takes_own_rewards(menace: Callable[..., Ran], tmp_path:
     ("args", "message"),
     [
         (["experiment", "no-refil"], "did you mean no-refill?"),
-        (["experiment", "chess"], "the experiments are: no-refill, replica, rewards"),
+        (["experiment", "chess"], "the experiments are: count, games, no-refill, replica, rewards"),
         (["experiment", "rewards", "--reward", "3/1"], "three whole numbers"),
         (["experiment", "rewards", "--picture", "chart.gif"], "must end in .png, .svg or .pdf"),
         (["experiment", "no-refill", "--runs", "0"], "0 is not in the range x>=1"),
@@ -109,3 +109,41 @@ def test_bad_experiment_arguments_get_a_reason_and_exit_2(
     ran = menace(*args)
     assert ran.code == 2
     assert message in ran.err
+
+
+def test_count_shows_the_lessons_549946_boards_304_boxes_and_2201_without_symmetry(
+    menace: Callable[..., Ran],
+) -> None:
+    ran = menace("experiment", "count")
+    assert ran.code == 0
+    assert "never stopping early: 549,946" in ran.out
+    assert "stopping at a name met before:    627" in ran.out
+    assert ran.out.splitlines()[5].split() == ["in", "all", "304", "2,201"]
+    assert ran.out.splitlines()[1].split()[-2:] == ["1", "1"]
+
+
+def test_games_with_michies_settings_are_step_3s_games(menace: Callable[..., Ran]) -> None:
+    ran = menace("experiment", "games", "--seed", "1", "--games", "300")
+    random.seed(1)
+    boxes: Boxes = {}
+    expected = [play_game(boxes, perfect_move) for _ in range(300)]
+    assert [line.split()[1] for line in ran.out.splitlines()[1:301]] == expected
+    assert ran.out.splitlines()[-1] == "300 games: 0 won, 260 drawn, 40 lost."
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--reward", "3/1"], "give 3 whole numbers"),
+        (["--reward", "30/1/-1"], "from -10 to 10"),
+        (["--start", "4/3/2/0"], "from 1 to 99"),
+        (["--opponent", "michie"], "michie"),
+    ],
+)
+def test_games_refuses_settings_the_widget_refuses(
+    menace: Callable[..., Ran], options: list[str], words: str
+) -> None:
+    ran = menace("experiment", "games", *options)
+    assert ran.code == 2
+    assert words in ran.err
+    assert "Traceback" not in ran.err

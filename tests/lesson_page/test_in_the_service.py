@@ -63,6 +63,28 @@ def test_the_widget_answers_only_with_the_pages_csrf_token(service: Any) -> None
     assert answer.status_code == 200 and answer.json["tallies"]["played"] == 3
 
 
+def test_the_trained_board_answers_only_with_the_pages_csrf_token_and_is_rate_limited(service: Any) -> None:
+    from menace_course.service.app import PLAYS_IN_PROCESS
+
+    client = service.test_client()
+    token = token_of(client.get("/lesson").get_data(as_text=True))
+    body = {"game": 1, "moves": []}
+    assert client.post("/lesson/api/trained", json=body).status_code == 400
+    answer = client.post("/lesson/api/trained", json=body, headers={"X-CSRFToken": token})
+    assert answer.status_code == 200 and answer.json["board"] == "    X    "
+    assert "lesson.trained" in PLAYS_IN_PROCESS
+    codes = [
+        client.post(
+            "/lesson/api/trained",
+            json=body,
+            headers={"X-CSRFToken": token},
+            environ_base={"REMOTE_ADDR": "198.51.100.90"},
+        ).status_code
+        for _ in range(125)
+    ]
+    assert codes[0] == 200 and codes[-1] == 429, codes  # held to the widget's 120 requests a minute
+
+
 def test_the_lesson_shows_no_reference_code_or_hidden_test(service: Any) -> None:
     from tests.support import REPO
 

@@ -259,6 +259,8 @@ def test_a_game_against_you_can_be_played_with_the_keyboard_alone(
         moves += 1
     assert moves >= 2
     assert "1 game played" in tallies(driver)
+    # The game is over: the keyboard focus is on Play 1 game (ready for the next), not lost.
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play-one", 10)
     for card in driver.find_elements(By.CSS_SELECTOR, "#cards .card[data-move]"):
         label = card.get_attribute("aria-label")
         assert re.search(r"\d+ \w+ beads?", label) and "Change" in label, label

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -62,10 +63,20 @@ def test_a_syntax_error_names_the_line() -> None:
     assert "submission.py" not in answer["error"]["message"]
 
 
+def test_an_indentation_error_names_its_line_too() -> None:
+    answer = run("print('ok')\nfor i in range(3):\nprint(i)\n")
+    assert answer["error"]["type"] == "IndentationError"
+    assert answer["error"]["frames"][-1]["line"] == 3
+    assert answer["error"]["frames"][-1]["code"] == "print(i)"
+    assert "submission.py" not in answer["error"]["message"]
+
+
 @pytest.mark.slow
-def test_a_program_that_never_stops_is_stopped_at_the_checks_limit() -> None:
+def test_a_program_that_never_stops_is_stopped_at_the_checks_limit_and_told_how_long_it_took() -> None:
     answer = run("while True:\n    pass\n")
-    assert "did not finish in time (2 seconds)" in answer["problem"]
+    assert "its 2 seconds of running time were up" in answer["problem"]
+    took = int(re.search(r"\((\d+) seconds in all", answer["problem"]).group(1))
+    assert took >= 2
 
 
 @pytest.mark.bwrap

@@ -4,7 +4,7 @@
 import { svgEl } from "./api.js";
 
 const STEP = { w: 3, d: 1, l: -1 };
-const NAMES = { perfect: "Perfect", random: "Random", you: "You" };
+const NAMES = { perfect: "Perfect", random: "Random", menace: "MENACE", you: "You" };
 const WIDTH = 640; // the widest the chart is drawn; a narrower box gets a narrower drawing
 const MIN_WIDTH = 280;
 const HEIGHT = 260;

@@ -6,6 +6,7 @@
 import { el, postJSON } from "./api.js";
 import { checkProgram, reportView } from "../check/client.js";
 import { addOutcomeCues, outcomeLegend } from "./chart.js";
+import { comparedOutput } from "./expected.js";
 
 const editorOf = (textarea) => (window.MenaceEditor ? window.MenaceEditor.get(textarea) : null);
 const valueOf = (textarea) => (editorOf(textarea) ? editorOf(textarea).getValue() : textarea.value);
@@ -21,6 +22,7 @@ export function setUpProgram(article) {
   const edit = form.querySelector(".edit");
   const reset = form.querySelector(".reset");
   const run = form.querySelector(".run");
+  const expected = form.querySelector("pre.expected");
   const original = textarea.value;
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -28,7 +30,7 @@ export function setUpProgram(article) {
     output.replaceChildren(el("p", { class: "note" }, "Running in the sandbox…"));
     try {
       const answer = await postJSON(form.getAttribute("action"), { step: Number(article.dataset.step), source: valueOf(textarea) });
-      output.replaceChildren(...programOutput(answer));
+      output.replaceChildren(...programOutput(answer, expected ? expected.textContent : null));
     } catch (error) {
       showError(output, `The program could not be run: ${error.message}`);
     } finally {
@@ -52,9 +54,12 @@ export function setUpProgram(article) {
   });
 }
 
-function programOutput(answer) {
+function programOutput(answer, expected) {
   const parts = [];
-  if (answer.printed) {
+  if (answer.printed && expected !== null) {
+    const compared = comparedOutput(answer.printed, expected);
+    parts.push(el("h4", {}, "Printed"), compared.pre, compared.note);
+  } else if (answer.printed) {
     parts.push(el("h4", {}, "Printed"), el("pre", { class: "printed" }, answer.printed));
   }
   if (answer.dropped) parts.push(el("p", { class: "note" }, `(${answer.dropped} more characters were printed and not kept)`));

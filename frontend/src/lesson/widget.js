@@ -5,13 +5,18 @@
 // chart's data and the tallies. The rules of the game live on the server, once.
 
 import { el, postJSON } from "./api.js";
-import { SQUARE_NAMES, card, describeBeads, miniBoard, nextSquare, resignedCard, showChange } from "./board.js";
+import { SQUARE_NAMES, card, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
 import { drawChart } from "./chart.js";
+import { showBoxes } from "./boxes.js";
+import { arrowKey } from "./keys.js";
 
+const OPPONENT_NAMES = { perfect: "Perfect", random: "Random", menace: "the second MENACE", you: "you" };
+const MICHIE = { reward: [3, 1, -1], start: [4, 3, 2, 1], symmetry: true };
+const MAX_GAMES = 5000;
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-// A focused button that was just disabled is still document.activeElement until the browser's
-// focus fixup moves the focus to the page: it counts as lost already.
+// A focused button that became disabled (a square just played) has lost the focus too, though
+// the browser may still report it as the active element for a moment.
 const focusLost = () => !document.activeElement || document.activeElement === document.body || document.activeElement.disabled === true;
 
 export class Widget {
@@ -24,12 +29,17 @@ export class Widget {
     this.summary = null;
     this.human = null; // O's moves so far in a game against you
     this.busy = false;
+    this.settings = MICHIE;
+    this.playingOn = false;
     this.delay = Number(root.dataset.delay || (reducedMotion() ? 60 : 550));
     this.$("start").addEventListener("click", () => this.start());
     this.$("play-one").addEventListener("click", () => this.playOne());
     this.$("play-hundred").addEventListener("click", () => this.playMany(100));
     this.$("show-boxes").addEventListener("click", () => this.toggleBoxes());
     this.$("opponent").addEventListener("change", () => this.opponentChanged());
+    this.$("play-on").addEventListener("click", () => this.togglePlayOn());
+    this.$("michie").addEventListener("click", () => this.writeSettings(MICHIE));
+    this.$("apply-settings").addEventListener("click", () => this.start());
     this.squares.forEach((button) => button.addEventListener("click", () => this.humanMove(Number(button.dataset.square))));
     this.squares.forEach((button, index) => button.addEventListener("keydown", (event) => this.arrowKeys(event, index)));
     this.start();
@@ -47,12 +57,38 @@ export class Widget {
     this.busy = busy;
     this.root.classList.toggle("is-busy", busy);
     this.root.setAttribute("aria-busy", busy ? "true" : "false");
-    for (const id of ["start", "play-one", "show-boxes"]) this.$(id).disabled = busy;
-    this.$("play-hundred").disabled = busy || this.opponent === "you";
+    for (const id of ["start", "play-one", "show-boxes", "apply-settings"]) this.$(id).disabled = busy || this.playingOn;
+    this.$("play-hundred").disabled = busy || this.playingOn || this.opponent === "you";
+    this.$("play-on").disabled = this.opponent === "you";
+  }
+
+  /** The numbers in the settings panel, checked; Start uses them (an empty or bad box keeps Michie's). */
+  readSettings() {
+    const number = (id, low, high, fallback) => {
+      const value = Number.parseInt(this.$(id).value, 10);
+      return Number.isFinite(value) && value >= low && value <= high ? value : fallback;
+    };
+    const settings = {
+      reward: ["win", "draw", "loss"].map((name, i) => number(`reward-${name}`, -10, 10, MICHIE.reward[i])),
+      start: [1, 2, 3, 4].map((n, i) => number(`start-${n}`, 1, 99, MICHIE.start[i])),
+      symmetry: this.$("symmetry").checked,
+    };
+    this.writeSettings(settings);
+    return settings;
+  }
+
+  writeSettings(settings) {
+    ["win", "draw", "loss"].forEach((name, i) => { this.$(`reward-${name}`).value = String(settings.reward[i]); });
+    [1, 2, 3, 4].forEach((n, i) => { this.$(`start-${n}`).value = String(settings.start[i]); });
+    this.$("symmetry").checked = settings.symmetry;
+  }
+
+  isMichie(settings = this.settings) {
+    return JSON.stringify(settings) === JSON.stringify(MICHIE);
   }
 
   async request(action, extra = {}) {
-    const body = { seed: this.seed, log: this.log, action, ...extra };
+    const body = { seed: this.seed, settings: this.settings, log: this.log, action, ...extra };
     const answer = await postJSON(this.root.dataset.api || "/lesson/api/widget", body);
     this.log = answer.log;
     this.summary = answer;
@@ -90,6 +126,7 @@ export class Widget {
   }
 
   start() {
+    if (this.playingOn) this.stopPlayingOn(""); // a fresh MENACE is not the one that was playing on
     return this.run(async () => {
       const field = this.$("seed");
       const wanted = Number.parseInt(field.value, 10);
@@ -97,14 +134,19 @@ export class Widget {
       field.value = String(this.seed);
       this.log = [];
       this.human = null;
+      this.settings = this.readSettings();
       this.drawBoard(" ".repeat(9));
       this.$("cards").replaceChildren();
       await this.request(null);
       this.showSummary();
       this.root.dataset.state = "ready";
-      this.setStatus(`A fresh MENACE (seed ${this.seed}): every box is as Michie filled it. ` +
-        (this.opponent === "you" ? "Press Play 1 game to play against it." : "Press Play 1 game or 100 games."));
+      const how = this.isMichie() ? "every box is as Michie filled it" : `with your numbers: ${this.settingsWords()}`;
+      this.setStatus(`A fresh MENACE (seed ${this.seed}): ${how}. ` +
+        (this.opponent === "you" ? "Press Play 1 game to play against it." : "Press Play 1 game, 100 games or Play on."));
       if (!this.$("box-panel").hidden) await this.loadBoxes();
+      if (window.performance && performance.mark && !performance.getEntriesByName("menace-widget-ready").length) {
+        performance.mark("menace-widget-ready"); // the browser test reports when the widget first answered
+      }
     });
   }
 
@@ -135,16 +177,85 @@ export class Widget {
   }
 
   opponentName() {
-    return { perfect: "Perfect", random: "Random", you: "you" }[this.opponent];
+    return OPPONENT_NAMES[this.opponent];
+  }
+
+  settingsWords(settings = this.settings) {
+    const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
+    return `rewards ${settings.reward.map(signed).join("/")}, starting beads ${settings.start.join("/")}, ` +
+      `symmetry ${settings.symmetry ? "on" : "off"}`;
+  }
+
+  // -- playing on, at a chosen speed --------------------------------------------
+
+  togglePlayOn() {
+    if (this.playingOn) {
+      this.stopPlayingOn("Stopped.");
+      return undefined;
+    }
+    if (this.opponent === "you" || this.busy) return undefined;
+    this.playingOn = true;
+    this.$("play-on").setAttribute("aria-pressed", "true");
+    this.$("play-on").textContent = "Stop";
+    this.setBusy(false);
+    return this.playOnLoop();
+  }
+
+  stopPlayingOn(message) {
+    this.playingOn = false;
+    this.$("play-on").setAttribute("aria-pressed", "false");
+    this.$("play-on").textContent = "Play on";
+    this.setBusy(this.busy);
+    if (message) this.setStatus(message);
+  }
+
+  /** Games at the chosen speed until Stop: a few a request when fast, each shown as it ends. */
+  async playOnLoop() {
+    while (this.playingOn) {
+      const speed = Number(this.$("speed").value) || 20;
+      const count = Math.max(1, Math.min(Math.round(speed / 5), MAX_GAMES - this.played()));
+      if (this.played() >= MAX_GAMES) {
+        this.stopPlayingOn(`This MENACE has played ${MAX_GAMES} games, as many as one widget plays: press Start for a fresh one.`);
+        return;
+      }
+      const began = performance.now();
+      this.busy = true;
+      this.root.setAttribute("aria-busy", "true");
+      try {
+        const answer = await this.request({ type: "games", count, opponent: this.opponent });
+        await this.showGame(answer.game, false);
+        this.showSummary();
+        if (!this.$("box-panel").hidden) await this.loadBoxes();
+        const pace = speed >= 200 ? "as fast as it goes" : `${speed} game${speed === 1 ? "" : "s"} a second`;
+        this.setStatus(this.playingOn
+          ? `Playing on against ${this.opponentName()}, ${pace}: ${answer.tallies.played} games so far. Press Stop to stop.`
+          : `Stopped after ${answer.tallies.played} games. The board shows the last of them.`);
+      } catch (error) {
+        this.stopPlayingOn(`Stopped: ${error.message}`);
+        this.setBusy(false);
+        return;
+      }
+      // Stop may have been pressed while these games were played: setBusy gives the buttons back then.
+      this.setBusy(false);
+      const wanted = (1000 * count) / speed - (performance.now() - began);
+      await sleep(Math.max(speed >= 200 ? 0 : 10, wanted));
+    }
+  }
+
+  played() {
+    return this.summary ? this.summary.tallies.played : 0;
   }
 
   opponentChanged() {
+    if (this.playingOn && this.opponent === "you") this.stopPlayingOn("");
     this.human = null;
     this.setBusy(false);
     this.updateSquares();
     this.setStatus(this.opponent === "you"
       ? "O is you now. Press Play 1 game: MENACE moves first, then click a square."
-      : `O is ${this.opponentName()} now. The chart will mark the change with a dashed line.`);
+      : this.opponent === "menace"
+        ? "O is a second MENACE now, with boxes of its own: it learns from its games as MENACE does. The chart marks the change."
+        : `O is ${this.opponentName()} now. The chart will mark the change with a dashed line.`);
   }
 
   // -- a game against you ----------------------------------------------------
@@ -188,10 +299,7 @@ export class Widget {
   }
 
   arrowKeys(event, index) {
-    if (!event.key.startsWith("Arrow")) return;
-    event.preventDefault();
-    const next = nextSquare(index, event.key, (square) => !this.squares[square].disabled);
-    if (next !== null) this.squares[next].focus();
+    arrowKey(event, this.squares, index);
   }
 
   // -- showing a game --------------------------------------------------------
@@ -219,13 +327,18 @@ export class Widget {
   async playMoves(game, from, animate) {
     const board = Array(9).fill(" ");
     const cards = this.$("cards");
-    if (from === 0) cards.replaceChildren();
+    if (from === 0) {
+      cards.replaceChildren();
+      this.drawBoard(board.join("")); // a game MENACE resigns at once leaves an empty board, not the last one
+    }
     for (let i = 0; i < from && i < game.moves.length; i += 1) board[game.moves[i].square] = game.moves[i].mark;
     for (let i = from; i < game.moves.length; i += 1) {
       const move = game.moves[i];
       const index = game.cards.findIndex((c) => c.move === i);
       if (index >= 0) {
-        cards.append(card(game.cards[index], index));
+        // The +3/+1/−1 badge comes when the game ends (finishGame), not while it is played.
+        const { change: _badgeLater, ...playing } = game.cards[index]; // eslint-disable-line no-unused-vars
+        cards.append(card(playing, index));
         if (animate) {
           this.setStatus(`MENACE opens its box for this position: ${describeBeads(game.cards[index].beads)}.`);
           await sleep(this.delay);
@@ -283,9 +396,28 @@ export class Widget {
         el("span", {}, "The first box now: "), miniBoard(" ".repeat(9), beads),
         el("span", { class: "visually-hidden" }, describeBeads(beads))));
     }
-    lines.push(el("p", { class: "note" }, `Seed ${s.seed}.`));
+    if (t.o_boxes) lines.push(el("p", {}, `The second MENACE (O) has opened ${t.o_boxes} boxes.`));
+    lines.push(el("p", { class: "note" }, `Seed ${s.seed}${this.isMichie() ? "" : `; ${this.settingsWords()}`}.`));
     this.$("tallies").replaceChildren(...lines);
+    this.showCommand();
     this.root.dataset.played = String(t.played);
+  }
+
+  /** The terminal command that plays these same games, when there is one (one opponent, no person). */
+  showCommand() {
+    const target = this.$("terminal-command");
+    const segments = this.summary.segments;
+    if (!segments.length || segments.length > 1 || segments[0].opponent === "you") {
+      target.textContent = segments.length > 1
+        ? "These games changed opponent, so no single terminal command plays them all."
+        : "";
+      return;
+    }
+    const options = [`--seed ${this.seed}`, `--opponent ${segments[0].opponent}`, `--games ${this.played()}`];
+    if (this.settings.reward.join() !== MICHIE.reward.join()) options.push(`--reward ${this.settings.reward.join("/")}`);
+    if (this.settings.start.join() !== MICHIE.start.join()) options.push(`--start ${this.settings.start.join("/")}`);
+    if (!this.settings.symmetry) options.push("--no-symmetry");
+    target.replaceChildren("The same games, move by move, in a terminal: ", el("code", {}, `menace experiment games ${options.join(" ")}`));
   }
 
   async toggleBoxes() {
@@ -299,28 +431,7 @@ export class Widget {
 
   async loadBoxes() {
     const answer = await postJSON(this.root.dataset.api || "/lesson/api/widget",
-      { seed: this.seed, log: this.log, boxes: true });
-    const list = this.$("box-list");
-    if (!answer.boxes.length) {
-      list.replaceChildren(el("p", {}, "MENACE has not opened any box yet: play a game first."));
-      return;
-    }
-    const groups = new Map();
-    for (const box of answer.boxes) {
-      if (!groups.has(box.move)) groups.set(box.move, []);
-      groups.get(box.move).push(box);
-    }
-    const words = { 1: "1st", 3: "3rd", 5: "5th", 7: "7th" };
-    const sections = [];
-    for (const [move, boxes] of groups) {
-      const items = boxes.map((box) => el("li", {
-        class: `card box-card${move === 1 ? " first" : ""}`,
-        "aria-label": `Box for the position ${box.position.replaceAll(" ", "·")}: ${describeBeads(box.beads)}`,
-      }, miniBoard(box.position, box.beads), el("span", { class: "card-caption" }, `${box.total} bead${box.total === 1 ? "" : "s"}`)));
-      sections.push(el("section", { class: "box-group" },
-        el("h4", {}, `Before MENACE's ${words[move] || move} move: ${boxes.length} box${boxes.length === 1 ? "" : "es"}`),
-        el("ol", { class: "cards" }, items)));
-    }
-    list.replaceChildren(...sections);
+      { seed: this.seed, settings: this.settings, log: this.log, boxes: true });
+    showBoxes(this.$("box-list"), this.$("o-box-list"), answer);
   }
 }

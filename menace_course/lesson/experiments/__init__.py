@@ -5,6 +5,10 @@ data (a frozen dataclass), and a function that turns that data into the text
 ``menace experiment NAME`` prints:
 
 ========================  ==========================================================
+``count``                 the lesson's counts: 549,946 boards in every game, 304
+                          boxes, 2,201 without symmetry  (:mod:`.counting`)
+``games``                 the page's widget game by game, with its settings: the
+                          same seed gives the same games  (:mod:`.games`)
 ``no-refill``             Step 3 without the empty-box refill: how often does the
                           first box run out for good?  (:mod:`.no_refill`)
 ``replica``               the second account's program, without symmetry, exactly

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,12 +140,23 @@ def _error(outcome: CallOutcome, lines: list[str]) -> dict[str, Any] | None:
             continue  # the wrapper's own line, not the program's
         code = lines[frame.line - 1].strip() if 0 < frame.line <= len(lines) else ""
         frames.append({"line": frame.line, "function": frame.function, "code": code})
-    message = re.sub(r"\s*\([^()]*submission\.py, line \d+\)", "", exception.message)
+    # A SyntaxError (an IndentationError, a TabError) is the program's own text failing to
+    # compile: its line is only in the message, "(submission.py, line N)"; show it as a frame.
+    where = _WHERE.search(exception.message)
+    if where is not None and not frames:
+        number = int(where.group(1))
+        code = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+        frames.append({"line": number, "function": "<module>", "code": code})
+    message = _WHERE.sub("", exception.message)
     return {"type": exception.type_name, "message": message, "frames": frames}
 
 
+_WHERE = re.compile(r"\s*\([^()]*submission\.py, line (\d+)\)")
+
+
 PROBLEMS: Mapping[str, str] = {
-    "timeout": "The program did not finish in time ({seconds:g} seconds), so it was stopped.",
+    "timeout": "The program was still running when its {seconds:g} seconds of running time were up, "
+    "so it was stopped ({elapsed:.0f} seconds in all, with starting and stopping the sandbox).",
     "budget": "The program used up its time, so it was stopped.",
     "crashed": "The program stopped Python (or used too much memory).",
     "missing": "The program could not be started.",
@@ -185,6 +197,7 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
         return ProgramRun(problem=f"The program is too long (at most {MAX_SOURCE:,} characters).")
     if not _slots.acquire(timeout=WAIT_SECONDS):
         raise Busy("too many programs are running; try again in a moment")
+    began = time.monotonic()
     try:
         submission = ("program.py", wrap_program(source).encode("utf-8"))
         with open_submission(submission, as_challenge(limits), sandbox) as opened:
@@ -210,7 +223,9 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
         message = TOO_LARGE_PROBLEM.format(limit=limits.reply_bytes / 2**20)
         return ProgramRun(printed, dropped, problem=message, seconds=outcome.seconds)
     if outcome.status != "returned":
-        message = PROBLEMS.get(outcome.status, "The program stopped.").format(seconds=limits.call_seconds)
+        message = PROBLEMS.get(outcome.status, "The program stopped.").format(
+            seconds=limits.call_seconds, elapsed=time.monotonic() - began
+        )
         return ProgramRun(printed, dropped, problem=message, seconds=outcome.seconds)
     pictures: list[str] = []
     notes: list[str] = []

@@ -1,9 +1,11 @@
 """The lesson page at ``/lesson`` and its small JSON API (the blueprint ``lesson``).
 
 * ``GET /lesson``: the page (``?seed=N`` makes the widget reproducible);
-* ``POST /lesson/api/widget``: ``{"seed", "log", "action"?, "boxes"?}`` plays what was
-  pressed on the server's engine and answers with the game to show, the chart's data,
-  the tallies, and (with ``"boxes": true``) every box opened;
+* ``POST /lesson/api/widget``: ``{"seed", "settings"?, "log", "action"?, "boxes"?}`` plays
+  what was pressed on the server's engine and answers with the game to show, the chart's
+  data, the tallies, and (with ``"boxes": true``) every box opened, MENACE's and a learning O's;
+* ``POST /lesson/api/trained``: ``{"game", "moves"}`` a game against Step 3's MENACE after
+  its 300 games (:mod:`.trained`);
 * ``POST /lesson/api/run``: ``{"step": 1-4, "source"}`` runs a program in the sandbox
   and answers with what it printed, its pictures (SVG) or what went wrong. It runs in this
   process's sandboxed children, a few at a time (``programs.CONCURRENT``), whichever queue
@@ -17,6 +19,7 @@ The challenges on the page are checked through the service's own API
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import threading
@@ -40,8 +43,10 @@ from menace_course.service.lesson.widget import (
     BadRequest,
     WidgetCache,
     games_in,
+    merged,
     parse_action,
     parse_log,
+    parse_settings,
 )
 
 __all__ = ["CHALLENGES", "blueprint"]
@@ -130,12 +135,41 @@ def step_source(number: int, course: Course | None) -> str | None:
     return None
 
 
+@functools.cache
+def lesson_output(number: int) -> str:
+    """What the lesson's Step ``number`` program prints, computed once with the package's engine
+    (the tests hold it to the golden text, line for line), to show beside the program."""
+    import random
+
+    from menace_course.lesson.experiments.page_steps import STEPS
+    from menace_course.service.lesson.widget import RANDOM_LOCK
+
+    with RANDOM_LOCK:  # the steps seed Python's shared generator: put its state back after
+        saved = random.getstate()
+        try:
+            lines = STEPS[number]().lines
+        finally:
+            random.setstate(saved)
+    return "\n".join(lines) + "\n"
+
+
+def helper_files() -> dict[str, str]:
+    """``noughts.py`` and ``pixels.py`` as a program on the page imports them."""
+    from menace_course.lesson.program_files import HELPERS
+
+    return {
+        f"{module}.py": Path(HELPERS[module].__file__ or "").read_text(encoding="utf-8") for module in HELPERS
+    }
+
+
 def _programs(course: Course | None) -> list[dict[str, Any]]:
     programs = []
     for number, title in STEP_TITLES.items():
         source = step_source(number, course)
         if source is not None:
-            programs.append({"step": number, "title": title, "source": source})
+            programs.append(
+                {"step": number, "title": title, "source": source, "expected": lesson_output(number)}
+            )
     return programs
 
 
@@ -173,6 +207,7 @@ def page() -> str:
         challenges=[t for t in (_task(slug, course) for slug in CHALLENGES) if t is not None],
         checker_name=checker_name,
         sign_in_url=sign_in_url,
+        helper_files=helper_files(),
     )
 
 
@@ -186,16 +221,17 @@ def widget() -> Response:
     if type(seed) is not int or not 0 <= seed < MAX_SEED:
         return _bad(f"seed must be a whole number from 0 to {MAX_SEED - 1}")
     try:
+        settings = parse_settings(data.get("settings"))
         log = parse_log(data.get("log", []))
         action = parse_action(data["action"]) if data.get("action") is not None else None
         if action is not None and games_in([*log, action]) > MAX_GAMES:
             raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
-        state = _cache.get(seed, log)
+        state = _cache.get(seed, log, settings)
         game = state.apply(action) if action is not None else None
     except BadRequest as error:
         return _bad(str(error))
     if action is not None and (game is None or game["result"] is not None):
-        log = [*log, action]
+        log = merged(log, action)
         _cache.put(seed, log, state)
     answer: dict[str, Any] = {
         **state.summary(),
@@ -204,6 +240,7 @@ def widget() -> Response:
     }
     if data.get("boxes"):
         answer["boxes"] = state.all_boxes()
+        answer["o_boxes"] = state.all_boxes("O")
     return jsonify(answer)
 
 
@@ -267,3 +304,17 @@ def run() -> Response:
 # work with ``menace serve --queue procrastinate`` too, where checks go to ``menace worker``s
 # (the service reads this mark: menace_course.service.limits.RUNS_IN_WEB_PROCESS).
 run.runs_in_web_process = True  # type: ignore[attr-defined]
+
+
+@blueprint.post("/lesson/api/trained")
+def trained() -> Response:
+    """A move of Step 3's trained MENACE (it learns nothing): ``{"game": n, "moves": [O's squares]}``."""
+    from menace_course.service.lesson.trained import TrainedGameError, play_trained
+
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        return _bad("send a JSON object: {game, moves}")
+    try:
+        return jsonify(play_trained(data.get("game", 0), data.get("moves", [])))
+    except TrainedGameError as error:
+        return _bad(str(error))

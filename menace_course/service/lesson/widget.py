@@ -8,13 +8,18 @@ the MENACE they describe in a small cache, or rebuilds it by replaying the log (
 milliseconds a hundred games). So any worker process can answer any request, a restart
 loses nothing, and the same seed and the same presses give the same beads, always.
 
-A log is a list of entries:
+A widget's ``settings`` are fixed at Start and are part of its identity too:
+``{"reward": [3, 1, -1], "start": [4, 3, 2, 1], "symmetry": true}`` (Michie's, the
+default). A log is a list of entries:
 
-* ``{"type": "games", "count": N, "opponent": "perfect" | "random"}``: N games;
+* ``{"type": "games", "count": N, "opponent": "perfect" | "random" | "menace"}``: N
+  games (``"menace"`` is a second MENACE as O, with boxes of its own, learning too);
 * ``{"type": "human", "moves": [s, ...]}``: one game against a person, who played O on
   those squares in turn (MENACE's moves come from its boxes, as always).
 
-The engine draws from Python's shared ``random`` generator, as the page's programs do.
+Every game is played by :func:`menace_course.lesson.experiments.games.play_one`, which
+``menace experiment games`` uses too: the same seed and settings give the same games in
+the terminal. The engine draws from Python's shared ``random`` generator, as the page's programs do.
 Each widget keeps its own generator state; it is swapped in under a lock while the
 widget's games are played, and the process's own state is put back afterwards.
 """
@@ -31,11 +36,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from menace_course.lesson.engine import Boxes, GameRecord, Result, play_game
-from menace_course.lesson.noughts import perfect_move, random_move
+from menace_course.lesson.engine import Boxes, GameRecord, Result, Settings, play_game
+from menace_course.lesson.experiments.games import OPPONENTS, Table, play_one
+from menace_course.service.lesson.widget_settings import (
+    DEFAULT_SETTINGS,
+    BadRequest,
+    engine_settings,
+    parse_settings,
+    whole,
+)
 
 __all__ = [
     "MAX_GAMES",
+    "RANDOM_LOCK",
     "BadRequest",
     "Games",
     "HumanGame",
@@ -43,12 +56,11 @@ __all__ = [
     "WidgetCache",
     "cost_of",
     "games_in",
+    "merged",
     "parse_action",
     "parse_log",
+    "parse_settings",
 ]
-
-#: The players MENACE can learn against (besides a person).
-OPPONENTS = {"perfect": perfect_move, "random": random_move}
 #: Most games one widget may play in all: this bounds the work one request can ask for
 #: (replaying a log of this many games costs about a third of a second of CPU). The page
 #: plays 1 or 100 games a press; "a few hundred games" is what the lesson asks for.
@@ -60,11 +72,9 @@ MAX_LOG = 2000
 #: Seeds are whole numbers in this range.
 MAX_SEED = 2**31
 
-_RANDOM_LOCK = threading.Lock()
-
-
-class BadRequest(ValueError):
-    """A log or an action that does not describe a game: the message says what is wrong."""
+#: Held by whatever in this process swaps a state into Python's shared ``random`` generator
+#: (the widgets, the trained board, the page's printed outputs), so no two interleave.
+RANDOM_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -72,7 +82,7 @@ class Games:
     """``count`` games against a built-in player."""
 
     count: int
-    opponent: Literal["perfect", "random"]
+    opponent: Literal["perfect", "random", "menace"]
 
     def entry(self) -> dict[str, Any]:
         return {"type": "games", "count": self.count, "opponent": self.opponent}
@@ -91,28 +101,22 @@ class HumanGame:
 Action = Games | HumanGame
 
 
-def _whole(value: object, low: int, high: int, what: str) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise BadRequest(f"{what} must be a whole number from {low} to {high}")
-    return value
-
-
-def parse_action(data: object) -> Action:
-    """One log entry (or one press) from JSON, checked."""
+def parse_action(data: object, most: int = MAX_AT_ONCE) -> Action:
+    """One log entry (or one press, of at most ``most`` games) from JSON, checked."""
     if not isinstance(data, Mapping):
         raise BadRequest("an action must be an object")
     kind = data.get("type")
     if kind == "games":
         opponent = data.get("opponent")
         if opponent not in OPPONENTS:
-            raise BadRequest("opponent must be 'perfect' or 'random'")
-        count = _whole(data.get("count"), 1, MAX_AT_ONCE, "count")
+            raise BadRequest("opponent must be 'perfect', 'random' or 'menace'")
+        count = whole(data.get("count"), 1, most, "count")
         return Games(count, opponent)
     if kind == "human":
         moves = data.get("moves")
         if not isinstance(moves, list) or len(moves) > 4:
             raise BadRequest("moves must be a list of at most 4 squares")
-        return HumanGame(tuple(_whole(m, 0, 8, "a square") for m in moves))
+        return HumanGame(tuple(whole(m, 0, 8, "a square") for m in moves))
     raise BadRequest("an action's type must be 'games' or 'human'")
 
 
@@ -122,10 +126,24 @@ def parse_log(data: object) -> list[Action]:
         raise BadRequest("log must be a list")
     if len(data) > MAX_LOG:
         raise BadRequest(f"log is too long (at most {MAX_LOG} entries): press Start")
-    actions = [parse_action(entry) for entry in data]
+    actions = [parse_action(entry, MAX_GAMES) for entry in data]
     if games_in(actions) > MAX_GAMES:
         raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
     return actions
+
+
+def merged(log: Sequence[Action], action: Action) -> list[Action]:
+    """``log`` with ``action`` added; games against the same opponent right after games
+    against it join that entry (the same games, so a long continuous run stays one entry)."""
+    last = log[-1] if log else None
+    if (
+        isinstance(action, Games)
+        and isinstance(last, Games)
+        and last.opponent == action.opponent
+        and last.count + action.count <= MAX_GAMES
+    ):
+        return [*log[:-1], Games(last.count + action.count, action.opponent)]
+    return [*log, action]
 
 
 class _YourTurn(Exception):
@@ -164,12 +182,20 @@ class Widget:
     random_state: Any = None
     results: list[Result] = field(default_factory=list)
     opponents: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_SETTINGS))
+    o_boxes: Boxes = field(default_factory=dict)
 
     @classmethod
-    def start(cls, seed: int) -> Widget:
+    def start(cls, seed: int, settings: Mapping[str, Any] | None = None) -> Widget:
         """A fresh MENACE: no boxes yet (each is filled when first needed), seeded."""
         generator = random.Random(seed)
-        return cls(seed, random_state=generator.getstate())
+        chosen = dict(settings) if settings is not None else dict(DEFAULT_SETTINGS)
+        return cls(seed, random_state=generator.getstate(), settings=chosen)
+
+    @property
+    def engine(self) -> Settings:
+        """The engine's settings for this widget."""
+        return engine_settings(self.settings)
 
     def copy(self) -> Widget:
         """An independent copy (the cache's widgets are never changed in place)."""
@@ -179,11 +205,13 @@ class Widget:
             self.random_state,
             list(self.results),
             list(self.opponents),
+            dict(self.settings),
+            {position: dict(box) for position, box in self.o_boxes.items()},
         )
 
     @contextmanager
     def _own_random(self) -> Iterator[None]:
-        with _RANDOM_LOCK:
+        with RANDOM_LOCK:
             saved = random.getstate()
             random.setstate(self.random_state)
             try:
@@ -203,10 +231,11 @@ class Widget:
         """
         if isinstance(action, Games):
             shown = None
+            table = Table(self.engine, self.boxes, self.o_boxes)
             with self._own_random():
                 for number in range(action.count):
                     record = GameRecord() if number == action.count - 1 else None
-                    result = play_game(self.boxes, OPPONENTS[action.opponent], record=record)
+                    result = play_one(table, action.opponent, record)
                     self._finish(result, action.opponent)
                     if record is not None:
                         shown = _game_view(record, result, self.boxes)
@@ -222,7 +251,7 @@ class Widget:
         record = GameRecord()
         try:
             with trial._own_random():
-                result = play_game(trial.boxes, _person(action.moves), record=record)
+                result = play_game(trial.boxes, _person(action.moves), trial.engine, record=record)
         except _YourTurn as waiting:
             return _game_view(record, None, None, waiting.board)
         except _IllegalMove as error:
@@ -236,13 +265,14 @@ class Widget:
     # -- what the page shows ------------------------------------------------------
 
     def tallies(self) -> dict[str, int]:
-        """Games played, won, drawn and lost, and boxes opened."""
+        """Games played, won, drawn and lost, and boxes opened (by MENACE, and by a learning O)."""
         return {
             "played": len(self.results),
             "won": self.results.count("win"),
             "drawn": self.results.count("draw"),
             "lost": self.results.count("loss"),
             "boxes": len(self.boxes),
+            "o_boxes": len(self.o_boxes),
         }
 
     def segments(self) -> list[dict[str, Any]]:
@@ -258,10 +288,11 @@ class Widget:
         box = self.boxes.get(" " * 9)
         return None if box is None else {str(s): n for s, n in box.items()}
 
-    def all_boxes(self) -> list[dict[str, Any]]:
-        """Every box opened, in the order of MENACE's moves, each drawn as its named position."""
+    def all_boxes(self, mark: str = "X") -> list[dict[str, Any]]:
+        """Every box opened (by MENACE, or with ``mark`` 'O' by the learning O), in the order
+        of the moves, each drawn as its named position."""
         shown: list[dict[str, Any]] = []
-        for position, box in self.boxes.items():
+        for position, box in (self.boxes if mark == "X" else self.o_boxes).items():
             marks = 9 - position.count(" ")
             shown.append(
                 {
@@ -279,6 +310,7 @@ class Widget:
         letters = {"win": "w", "draw": "d", "loss": "l"}
         return {
             "seed": self.seed,
+            "settings": dict(self.settings),
             "results": "".join(letters[r] for r in self.results),
             "segments": self.segments(),
             "tallies": self.tallies(),
@@ -318,9 +350,10 @@ def _game_view(
     return view
 
 
-def _key(seed: int, log: Sequence[Action]) -> str:
+def _key(seed: int, log: Sequence[Action], settings: Mapping[str, Any]) -> str:
     entries = [action.entry() for action in log]
-    return hashlib.sha256(json.dumps([seed, entries], separators=(",", ":")).encode()).hexdigest()
+    text = json.dumps([seed, dict(settings), entries], separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def games_in(log: Sequence[Action]) -> int:
@@ -353,15 +386,16 @@ class WidgetCache:
         self._lock = threading.Lock()
         self.replayed = 0  #: how many widgets had to be rebuilt from their logs
 
-    def get(self, seed: int, log: Sequence[Action]) -> Widget:
-        """A copy of the widget that ``seed`` and ``log`` describe."""
-        key = _key(seed, log)
+    def get(self, seed: int, log: Sequence[Action], settings: Mapping[str, Any] | None = None) -> Widget:
+        """A copy of the widget that ``seed``, ``log`` and ``settings`` describe."""
+        settings = dict(settings) if settings is not None else dict(DEFAULT_SETTINGS)
+        key = _key(seed, log, settings)
         with self._lock:
             found = self._widgets.get(key)
             if found is not None:
                 self._widgets.move_to_end(key)
                 return found.copy()
-        widget = Widget.start(seed)
+        widget = Widget.start(seed, settings)
         for action in log:
             if isinstance(action, HumanGame):
                 shown = widget.apply(action)
@@ -374,8 +408,8 @@ class WidgetCache:
         return widget.copy()
 
     def put(self, seed: int, log: Sequence[Action], widget: Widget) -> None:
-        """Keep ``widget`` (a copy of it) as the one ``seed`` and ``log`` describe."""
-        key = _key(seed, log)
+        """Keep ``widget`` (a copy of it) as the one ``seed``, ``log`` and its settings describe."""
+        key = _key(seed, log, widget.settings)
         with self._lock:
             self._widgets[key] = widget.copy()
             self._widgets.move_to_end(key)
