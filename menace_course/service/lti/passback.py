@@ -242,8 +242,11 @@ class TokenCachingConnector(FlaskServiceConnector):
 
 
 @dataclass(frozen=True)
-class Challenge:
-    """What passback needs to know of a challenge: its title, policy and maximum score."""
+class GradeColumn:
+    """What passback needs to know of a challenge: the column's title, the policy, the maximum.
+
+    (Not a :class:`~menace_course.catalog.Challenge`: only what the gradebook is told.)
+    """
 
     title: str
     policy: str
@@ -251,7 +254,7 @@ class Challenge:
 
 
 def post_score(
-    outcome: LtiOutcome, score: Score, challenge: Challenge, keys: KeyStore, sub: str, origins: set[str]
+    outcome: LtiOutcome, score: Score, column: GradeColumn, keys: KeyStore, sub: str, origins: set[str]
 ) -> str | None:
     """Post one score with pylti1p3; returns the line item URL used when the tool made one.
 
@@ -275,7 +278,7 @@ def post_score(
     if outcome.lineitems_url:
         service_data["lineitems"] = outcome.lineitems_url
     ags = AssignmentsGradesService(connector, service_data)  # type: ignore[arg-type]
-    maximum = challenge.max_score or score.maximum
+    maximum = column.max_score or score.maximum
     grade = (
         Grade()
         .set_score_given(score.given)
@@ -293,7 +296,7 @@ def post_score(
     tag = f"menace:{outcome.challenge}"
     wanted = (
         LineItem()
-        .set_label(challenge.title)
+        .set_label(column.title)
         .set_score_maximum(maximum)
         .set_resource_id(outcome.challenge)
         .set_resource_link_id(outcome.resource_link_id)
@@ -318,7 +321,7 @@ def post_score(
 def send_due(
     db: Database,
     keys: KeyStore,
-    challenge_info: Callable[[str], Challenge],
+    challenge_info: Callable[[str], GradeColumn],
     limit: int = 20,
 ) -> int:
     """Send every due score (up to ``limit``); returns how many were sent."""
@@ -339,7 +342,7 @@ def send_due(
 
 
 def send_one(
-    db: Database, keys: KeyStore, challenge_info: Callable[[str], Challenge], outcome_id: int
+    db: Database, keys: KeyStore, challenge_info: Callable[[str], GradeColumn], outcome_id: int
 ) -> int:
     """Send one row's score; 1 when the LMS took it, 0 otherwise (then a retry is set).
 
@@ -363,10 +366,10 @@ def send_one(
         wanted = outcome.wanted
         problem: str | None = None
         try:
-            challenge = challenge_info(outcome.challenge)
+            column = challenge_info(outcome.challenge)
         except Exception as error:  # a broken challenge.toml must not stop other passbacks
-            challenge, problem = Challenge(outcome.challenge, "best", None), str(error)
-        score = pick_score(session, outcome, challenge.policy)
+            column, problem = GradeColumn(outcome.challenge, "best", None), str(error)
+        score = pick_score(session, outcome, column.policy)
     if score is None:  # nothing checked yet (or the attempts were removed): nothing to send
         with db.writing() as session:
             session.execute(update(LtiOutcome).where(LtiOutcome.id == outcome_id).values(sent=wanted))
@@ -374,7 +377,7 @@ def send_one(
     if problem is not None:
         log.warning("challenge %s cannot be read (%s); sending the best score", outcome.challenge, problem)
     try:
-        made = post_score(outcome, score, challenge, keys, outcome.user.subject, origins)
+        made = post_score(outcome, score, column, keys, outcome.user.subject, origins)
     except (LtiException, requests.RequestException, ValueError, KeyError) as error:
         TokenCachingConnector.forget()
         tries = outcome.tries + 1
@@ -402,7 +405,7 @@ def send_one(
         outcome.user.subject,
         outcome.platform.issuer,
         score.given,
-        challenge.max_score or score.maximum,
+        column.max_score or score.maximum,
     )
     values: dict[str, Any] = {
         "sent": wanted,
@@ -410,7 +413,7 @@ def send_one(
         "last_error": None,
         "sent_at": now(),
         "sent_score": score.given,
-        "sent_max": challenge.max_score or score.maximum,
+        "sent_max": column.max_score or score.maximum,
     }
     if made:
         values["lineitem_url"] = made
@@ -436,7 +439,7 @@ class PassbackWorker:
         self,
         db: Database,
         keys: KeyStore,
-        challenge_info: Callable[[str], Challenge],
+        challenge_info: Callable[[str], GradeColumn],
         interval: float = 2.0,
     ) -> None:
         """Prepare; nothing runs until :meth:`start`."""
