@@ -23,6 +23,7 @@ from menace_course.authoring.mutants import Mutant
 from menace_course.authoring.oracle import Trace, trace_calls
 from menace_course.checking.pipeline import (
     GRADER_FAILED,
+    Target,
     check_submission,
     open_submission,
     stopped_report,
@@ -58,7 +59,7 @@ def first_failure(source_text: str, suite: Suite, kind: SandboxKind) -> str | No
         # -> 'example_1'
     """
     challenge = suite.challenge
-    with open_submission(("mutant.py", source_text.encode()), challenge, kind) as opened:
+    with open_submission(("mutant.py", source_text.encode()), Target.of(challenge), kind) as opened:
         if opened.status is Status.NO_FUNCTION:
             return f"does not define {challenge.function}"
         if opened.proxy is None:

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import ast
 import difflib
+from typing import TYPE_CHECKING
 
-from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite
 from menace_course.models import Detail, ErrorKind, LoadProblem, Outcome, Problem, Status, TestResult
 from menace_course.sandbox.outcomes import LoadOutcome, refused_for_size
+
+if TYPE_CHECKING:  # pipeline imports this module
+    from menace_course.checking.pipeline import Target
 
 #: Exceptions at load time that have advice of their own (see feedback_templates/words.j2). The
 #: child's class name is looked up through :meth:`ErrorKind.of`: only an exact builtin name counts.
@@ -120,37 +123,35 @@ def has_code(text: str) -> bool:
 
 
 def function_problem(
-    challenge: Challenge, functions: dict[str, dict[str, object]], name: str, text: str
+    target: Target, functions: dict[str, dict[str, object]], name: str, text: str
 ) -> tuple[Status, LoadProblem] | None:
     """Why the loaded file's functions cannot be tested, or None when they can (``text``: its code)."""
     defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))
-    info = functions.get(challenge.function)
+    info = functions.get(target.function)
     if info is None and not defined and not has_code(text):
         return Status.NO_FUNCTION, LoadProblem(
             f"{name} has no code yet: nothing was handed in", Detail(problem=Problem.NOTHING), ()
         )
     if info is None:
-        close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
+        close = difflib.get_close_matches(target.function, defined, n=1, cutoff=0.6)
         note = f"{close[0]!r} is defined instead" if close else None
         detail = Detail(problem=Problem.MISSING, note=note)
         return Status.NO_FUNCTION, LoadProblem(
-            f"No function named {challenge.function} in {name}", detail, defined
+            f"No function named {target.function} in {name}", detail, defined
         )
     low, high = info.get("min", 0), info.get("max")
-    wanted = len(challenge.params)
+    wanted = len(target.params)
     assert isinstance(low, int)
     if wanted < low or (isinstance(high, int) and wanted > high):
         params = info.get("params", [])
-        got = (
-            f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
-        )
+        got = f"{target.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
         detail = Detail(
             problem=Problem.SIGNATURE,
-            expected=f"{challenge.function}({', '.join(challenge.params)})",
+            expected=f"{target.function}({', '.join(target.params)})",
             got=got,
         )
         return Status.BAD_SIGNATURE, LoadProblem(
-            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
+            f"{target.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
             detail,
             defined,
         )

@@ -292,3 +292,20 @@ def test_one_suite_source_only_checking_suite_keeps_suites_and_their_maxima():
     # and its points in the next maximum sent to the LMS. A pool's worker asks
     # suite.RUN_SUITES (one run, one suite). Nothing else keeps a suite or numbers from one.
     assert _suite_keepers() == {}
+
+
+def test_a_challenge_is_made_only_from_its_challenge_toml_and_nothing_fabricates_one():
+    # The pipeline opens a submission for a narrow pipeline.Target (slug, function,
+    # parameters, limits), so a program that is no challenge (the lesson page's) makes a
+    # Target, and no module defines or builds a Challenge of its own.
+    makers, definers = set(), set()
+    for path in PACKAGE.rglob("*.py"):
+        if "_course" in path.parts:
+            continue
+        tree = ast.parse(path.read_text())
+        if "Challenge" in _called_names(tree) and path != PACKAGE / "catalog.py":
+            makers.add(module_name(path))
+        if any(isinstance(n, ast.ClassDef) and n.name == "Challenge" for n in ast.walk(tree)):
+            definers.add(module_name(path))
+    assert makers == set()
+    assert definers == {"menace_course.catalog"}
