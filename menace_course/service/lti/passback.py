@@ -254,7 +254,7 @@ class GradeColumn:
 
 
 def post_score(
-    outcome: LtiOutcome, score: Score, column: GradeColumn, keys: KeyStore, sub: str, origins: set[str]
+    outcome: LtiOutcome, score: Score, challenge: GradeColumn, keys: KeyStore, sub: str, origins: set[str]
 ) -> str | None:
     """Post one score with pylti1p3; returns the line item URL used when the tool made one.
 
@@ -278,7 +278,7 @@ def post_score(
     if outcome.lineitems_url:
         service_data["lineitems"] = outcome.lineitems_url
     ags = AssignmentsGradesService(connector, service_data)  # type: ignore[arg-type]
-    maximum = column.max_score or score.maximum
+    maximum = challenge.max_score or score.maximum
     grade = (
         Grade()
         .set_score_given(score.given)
@@ -296,7 +296,7 @@ def post_score(
     tag = f"menace:{outcome.challenge}"
     wanted = (
         LineItem()
-        .set_label(column.title)
+        .set_label(challenge.title)
         .set_score_maximum(maximum)
         .set_resource_id(outcome.challenge)
         .set_resource_link_id(outcome.resource_link_id)
@@ -366,10 +366,10 @@ def send_one(
         wanted = outcome.wanted
         problem: str | None = None
         try:
-            column = challenge_info(outcome.challenge)
+            challenge = challenge_info(outcome.challenge)
         except Exception as error:  # a broken challenge.toml must not stop other passbacks
-            column, problem = GradeColumn(outcome.challenge, "best", None), str(error)
-        score = pick_score(session, outcome, column.policy)
+            challenge, problem = GradeColumn(outcome.challenge, "best", None), str(error)
+        score = pick_score(session, outcome, challenge.policy)
     if score is None:  # nothing checked yet (or the attempts were removed): nothing to send
         with db.writing() as session:
             session.execute(update(LtiOutcome).where(LtiOutcome.id == outcome_id).values(sent=wanted))
@@ -377,7 +377,7 @@ def send_one(
     if problem is not None:
         log.warning("challenge %s cannot be read (%s); sending the best score", outcome.challenge, problem)
     try:
-        made = post_score(outcome, score, column, keys, outcome.user.subject, origins)
+        made = post_score(outcome, score, challenge, keys, outcome.user.subject, origins)
     except (LtiException, requests.RequestException, ValueError, KeyError) as error:
         TokenCachingConnector.forget()
         tries = outcome.tries + 1
@@ -405,7 +405,7 @@ def send_one(
         outcome.user.subject,
         outcome.platform.issuer,
         score.given,
-        column.max_score or score.maximum,
+        challenge.max_score or score.maximum,
     )
     values: dict[str, Any] = {
         "sent": wanted,
@@ -413,7 +413,7 @@ def send_one(
         "last_error": None,
         "sent_at": now(),
         "sent_score": score.given,
-        "sent_max": column.max_score or score.maximum,
+        "sent_max": challenge.max_score or score.maximum,
     }
     if made:
         values["lineitem_url"] = made
