@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 from menace_course.checking.entry import PYTHON_SUFFIXES, Candidate, choose_file, cut_short
-from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, Kind, is_ignored, walk
+from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, FoundKind, is_ignored, walk
 from menace_course.errors import UsageError
 from menace_course.grading.names import Identity, identify, key_for, readable
 
@@ -196,29 +196,29 @@ def _walk(group: _Group, folder: Path, root: Path) -> None:
     for found in walk(folder):
         names = [readable(part) for part in found.parts]
         shown = "/".join(name for name, _ in names)  # inside the student's folder
-        if found.kind is Kind.UNLISTABLE:
+        if found.kind is FoundKind.UNLISTABLE:
             group.unreadable.append(f"{top}{shown and shown + '/'} could not be read ({found.error})")
             continue
-        if found.kind is Kind.TOO_MANY:
+        if found.kind is FoundKind.TOO_MANY:
             group.left_out.append(found.left_out(f"{shown}/" if shown else top))
             group.notes.append(group.left_out[-1])
             return
         if names[-1][1]:  # the name is not UTF-8, or holds control characters
             group.notes.append(names[-1][1])
-        if found.kind is Kind.FILE:
+        if found.kind is FoundKind.FILE:
             if len(group.files) >= MAX_FILES:
                 group.left_out.append(TOO_MANY_FILES)
                 group.notes.append(TOO_MANY_FILES)
                 return
             group.files.append((found.path, shown))
-        elif found.kind is Kind.TOO_DEEP:
+        elif found.kind is FoundKind.TOO_DEEP:
             group.left_out.append(found.left_out(f"{shown}/"))
             group.notes.append(group.left_out[-1])
-        elif found.kind is Kind.LINK:
+        elif found.kind is FoundKind.LINK:
             group.unreadable.append(_link_note(found.path, root, top + shown, folder.name))
-        elif found.kind is Kind.SPECIAL:
+        elif found.kind is FoundKind.SPECIAL:
             group.unreadable.append(f"{top}{shown} is {_kind(found.mode)}, not a regular file")
-        elif found.kind is Kind.UNREADABLE:
+        elif found.kind is FoundKind.UNREADABLE:
             group.unreadable.append(f"{top}{shown} could not be read ({found.error})")
 
 
