@@ -192,7 +192,7 @@ def open_submission(
     cannot be read, loaded or tested, :attr:`Opened.proxy` is None and the rest says why.
 
     ``target`` is what the file must define (:class:`Target`; a challenge's is
-    ``Target.of(challenge)``), ``limits`` a stricter set than the target's own.
+    ``Target.of(challenge)``); ``limits``, when given, are used in place of the target's own.
 
     Example:
         with open_submission(Path("after_game.py"), Target.of(challenge), "bwrap") as opened:

@@ -123,35 +123,37 @@ def has_code(text: str) -> bool:
 
 
 def function_problem(
-    target: Target, functions: dict[str, dict[str, object]], name: str, text: str
+    challenge: Target, functions: dict[str, dict[str, object]], name: str, text: str
 ) -> tuple[Status, LoadProblem] | None:
     """Why the loaded file's functions cannot be tested, or None when they can (``text``: its code)."""
     defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))
-    info = functions.get(target.function)
+    info = functions.get(challenge.function)
     if info is None and not defined and not has_code(text):
         return Status.NO_FUNCTION, LoadProblem(
             f"{name} has no code yet: nothing was handed in", Detail(problem=Problem.NOTHING), ()
         )
     if info is None:
-        close = difflib.get_close_matches(target.function, defined, n=1, cutoff=0.6)
+        close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
         note = f"{close[0]!r} is defined instead" if close else None
         detail = Detail(problem=Problem.MISSING, note=note)
         return Status.NO_FUNCTION, LoadProblem(
-            f"No function named {target.function} in {name}", detail, defined
+            f"No function named {challenge.function} in {name}", detail, defined
         )
     low, high = info.get("min", 0), info.get("max")
-    wanted = len(target.params)
+    wanted = len(challenge.params)
     assert isinstance(low, int)
     if wanted < low or (isinstance(high, int) and wanted > high):
         params = info.get("params", [])
-        got = f"{target.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
+        got = (
+            f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
+        )
         detail = Detail(
             problem=Problem.SIGNATURE,
-            expected=f"{target.function}({', '.join(target.params)})",
+            expected=f"{challenge.function}({', '.join(challenge.params)})",
             got=got,
         )
         return Status.BAD_SIGNATURE, LoadProblem(
-            f"{target.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
+            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
             detail,
             defined,
         )
