@@ -201,7 +201,7 @@ def test_a_folder_holding_more_than_the_walk_looks_at_is_unreadable_and_says_why
         problem = entries[student].problem
         choice = pick_file(submissions / student, "after_game", "after_game")
         assert problem is not None and choice.problem is not None, student
-        assert (problem.status, choice.problem.code) == ("unreadable", "unreadable"), student
+        assert (problem.code, choice.problem.code) == ("unreadable", "unreadable"), student
         assert bound in problem.message and bound in choice.problem.message
         for said in (problem.message, choice.problem.message):
             assert said.startswith("no .py or .ipynb file was found in the part of the folder that was")
