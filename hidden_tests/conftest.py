@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from menace_course.catalog import load_challenge
-from menace_course.checking.pipeline import open_submission
+from menace_course.checking.pipeline import Target, open_submission
 from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.testing import use_course_references, with_grading_settings
 from menace_course.course import find_course
@@ -47,7 +47,7 @@ def submission(request: pytest.FixtureRequest) -> Iterator[SubmissionProxy]:
     slug = Path(str(request.path)).parent.name
     chosen = request.config.getoption("--submission")
     path = Path(chosen) if chosen else COURSE.reference_dir / f"{slug}.py"
-    with open_submission(path, load_challenge(COURSE, slug), choose_kind("auto")) as opened:
+    with open_submission(path, Target.of(load_challenge(COURSE, slug)), choose_kind("auto")) as opened:
         if opened.proxy is None:
             problem = opened.problem.message if opened.problem else opened.why_not
             pytest.fail(f"{path}: {opened.status}: {problem}", pytrace=False)

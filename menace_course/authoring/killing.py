@@ -14,7 +14,6 @@ challenge's suite once and then judges task after task.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,13 +23,14 @@ from menace_course.authoring.mutants import Mutant
 from menace_course.authoring.oracle import Trace, trace_calls
 from menace_course.checking.pipeline import (
     GRADER_FAILED,
+    Target,
     check_submission,
     open_submission,
     stopped_report,
     time_allowed,
 )
 from menace_course.checking.runner import run_case
-from menace_course.checking.suite import Suite, collect
+from menace_course.checking.suite import RUN_SUITES, Suite
 from menace_course.course import Course
 from menace_course.errors import MenaceError
 from menace_course.models import Outcome, SandboxKind, Status, SubmissionReport
@@ -54,12 +54,12 @@ def first_failure(source_text: str, suite: Suite, kind: SandboxKind) -> str | No
     answer then says so (``"does not load"``, ...).
 
     Example:
-        suite = collect(course, catalog.load_challenge(course, "after_game"))
+        suite = load_suite(course, "after_game")
         first_failure("def after_game(b, s, r):\\n    return b\\n", suite, "process")
         # -> 'example_1'
     """
     challenge = suite.challenge
-    with open_submission(("mutant.py", source_text.encode()), challenge, kind) as opened:
+    with open_submission(("mutant.py", source_text.encode()), Target.of(challenge), kind) as opened:
         if opened.status is Status.NO_FUNCTION:
             return f"does not define {challenge.function}"
         if opened.proxy is None:
@@ -84,11 +84,9 @@ _WHY_NOT = {
 # -- in worker processes --------------------------------------------------------------------
 
 
-@functools.cache
 def _suite(course_root: Path, slug: str) -> Suite:
-    """The challenge's suite, collected once per worker process."""
-    course = Course(course_root)
-    return collect(course, catalog.load_challenge(course, slug))
+    """The challenge's suite, collected once per worker process (``suite.RUN_SUITES``)."""
+    return RUN_SUITES.get(Course(course_root), slug)
 
 
 @dataclass(frozen=True)

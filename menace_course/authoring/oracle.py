@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from menace_course.checking.pipeline import open_submission
+from menace_course.checking.pipeline import Target, open_submission
 from menace_course.checking.runner import run_case
 from menace_course.checking.suite import Suite, call_text
 from menace_course.models import SandboxKind
@@ -39,7 +39,7 @@ def trace_calls(submission: Path | tuple[str, bytes], suite: Suite, kind: Sandbo
     there is nothing to compare).
     """
     found = []
-    with open_submission(submission, suite.challenge, kind) as opened:
+    with open_submission(submission, Target.of(suite.challenge), kind) as opened:
         proxy = opened.proxy
         if proxy is None:
             return None

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from menace_course.checking.loader import read_submission
-from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, Kind, walk
+from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, FoundKind, walk
 from menace_course.errors import UsageError
 from menace_course.models import EntryProblemCode
 
@@ -103,7 +103,7 @@ def entry_files(folder: Path) -> Listing:
     left_out: list[str] = []
     for found in walk(folder):
         shown = "/".join(found.parts)
-        if found.kind is Kind.FILE:
+        if found.kind is FoundKind.FILE:
             if len(files) + len(others) >= MAX_FILES:
                 notes.append(TOO_MANY_FILES)
                 left_out.append(TOO_MANY_FILES)
@@ -112,16 +112,16 @@ def entry_files(folder: Path) -> Listing:
                 files.append(Candidate(found.path, shown))
             else:
                 others.append(shown)
-        elif found.kind is Kind.LINK:
+        elif found.kind is FoundKind.LINK:
             slash = "/" if found.path.is_dir() else ""  # is_dir() looks through the link, reads nothing
             notes.append(f"not graded: {shown}{slash} (a link)")
-        elif found.kind is Kind.SPECIAL:
+        elif found.kind is FoundKind.SPECIAL:
             notes.append(f"not graded: {shown} (not a regular file)")
-        elif found.kind is Kind.UNREADABLE:
+        elif found.kind is FoundKind.UNREADABLE:
             notes.append(f"not graded: {shown} (cannot be read: {found.error})")
-        elif found.kind is Kind.UNLISTABLE:
+        elif found.kind is FoundKind.UNLISTABLE:
             notes.append(f"{shown or folder.name}/ could not be read ({found.error})")
-        elif found.kind is not Kind.FOLDER:
+        elif found.kind is not FoundKind.FOLDER:
             notes.append(found.left_out(f"{shown or folder.name}/"))
             left_out.append(notes[-1])
     return Listing(tuple(files), tuple(others), tuple(notes), tuple(left_out))

@@ -87,7 +87,32 @@ def stopped_report(
     return _report(suite, source, status, tests, source.problem, None, sandbox, time.monotonic(), student)
 
 
-def read_source(submission: Submission, challenge: Challenge) -> Source:
+@dataclass(frozen=True)
+class Target:
+    """What opening a submission needs to know of what it answers, and nothing else.
+
+    The function it must define and the arguments that function takes, the limits of the
+    child that loads it, and the slug (which file of a folder is chosen by it). A
+    challenge's is :meth:`of`; a program that is not a challenge (a lesson's program,
+    ``service/lesson/programs.py``) makes its own, so nothing fabricates a challenge.
+
+    Example:
+        Target("lesson_program", "run_lesson_program", (), Limits())
+        Target.of(load_challenge(course, "after_game"))
+    """
+
+    slug: str
+    function: str
+    params: tuple[str, ...]
+    limits: Limits
+
+    @classmethod
+    def of(cls, challenge: Challenge) -> Target:
+        """The target a challenge's submissions are opened for."""
+        return cls(challenge.slug, challenge.function, tuple(challenge.params), challenge.limits)
+
+
+def read_source(submission: Submission, target: Target) -> Source:
     """Read a submission into a :class:`Source`, choosing the file in a folder (``entry``'s rule).
 
     Raises:
@@ -100,7 +125,7 @@ def read_source(submission: Submission, challenge: Challenge) -> Source:
         return read_bytes(filename, data)
     from menace_course.checking.entry import pick_file  # a folder's walk: not needed for a file
 
-    choice = pick_file(submission, challenge.function, challenge.slug)
+    choice = pick_file(submission, target.function, target.slug)
     if choice.file is None:
         assert choice.problem is not None
         status = Status.NO_FUNCTION if choice.problem.code == "no_function" else Status.UNREADABLE
@@ -136,14 +161,14 @@ class Opened:
         )
 
 
-def start_child(source: Source, challenge: Challenge, sandbox: SandboxKind) -> Worker | None:
+def start_child(source: Source, target: Target, sandbox: SandboxKind) -> Worker | None:
     """Start the sandboxed child for ``source`` now, so it loads while the caller gets ready.
 
     Hand it to :func:`open_submission` or :func:`check_submission` (``child=``), which close it.
     """
     if source.status is not Status.CHECKED:
         return None
-    return child_for(source, sandbox, challenge.limits).spawn()
+    return child_for(source, sandbox, target.limits).spawn()
 
 
 def child_for(source: Source, sandbox: SandboxKind, limits: Limits) -> Worker:
@@ -155,7 +180,7 @@ def child_for(source: Source, sandbox: SandboxKind, limits: Limits) -> Worker:
 @contextmanager
 def open_submission(
     submission: Submission,
-    challenge: Challenge,
+    target: Target,
     sandbox: SandboxKind,
     *,
     limits: Limits | None = None,
@@ -166,28 +191,31 @@ def open_submission(
     The child is killed when the ``with`` block ends, however it ends. When the file
     cannot be read, loaded or tested, :attr:`Opened.proxy` is None and the rest says why.
 
+    ``target`` is what the file must define (:class:`Target`; a challenge's is
+    ``Target.of(challenge)``); ``limits``, when given, are used in place of the target's own.
+
     Example:
-        with open_submission(Path("after_game.py"), challenge, "bwrap") as opened:
+        with open_submission(Path("after_game.py"), Target.of(challenge), "bwrap") as opened:
             if opened.proxy is not None:
                 opened.proxy.after_game([4] * 9, 0, "win")
     """
-    source = read_source(submission, challenge)
+    source = read_source(submission, target)
     if source.status is not Status.CHECKED:
         if child is not None:
             child.close()
         yield Opened(source, source.status, source.problem, why_not="the file could not be read")
         return
-    limits = limits or challenge.limits
+    limits = limits or target.limits
     worker = child or child_for(source, sandbox, limits)
     try:
-        worker, opened = _load(worker, source, challenge, sandbox, limits)
+        worker, opened = _load(worker, source, target, sandbox, limits)
         yield replace(opened, worker=worker)
     finally:
         worker.close()
 
 
 def _load(
-    worker: Worker, source: Source, challenge: Challenge, sandbox: SandboxKind, limits: Limits
+    worker: Worker, source: Source, target: Target, sandbox: SandboxKind, limits: Limits
 ) -> tuple[Worker, Opened]:
     """Load the file in the child, once; a notebook's cell that stops is noted, as Jupyter shows it."""
     name = source.path.name
@@ -204,7 +232,7 @@ def _load(
     if load.status != "ready":
         problem = load_problem(load, name)
         return worker, Opened(source, Status.LOAD_ERROR, problem, printed, why_not="the file did not load")
-    trouble = function_problem(challenge, load.functions, name, source.text)
+    trouble = function_problem(target, load.functions, name, source.text)
     if trouble is not None:
         status, problem = trouble
         return worker, Opened(source, status, problem, printed, why_not=problem.message)
@@ -241,7 +269,7 @@ def check_submission(
     challenge = suite.challenge
     printed: str | None = None
     try:
-        with open_submission(submission, challenge, sandbox, child=child) as opened:
+        with open_submission(submission, Target.of(challenge), sandbox, child=child) as opened:
             source, printed = opened.source, opened.printed
             if opened.proxy is None:
                 tests = skipped(suite, f"not run: {opened.why_not}")

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import ast
 import difflib
+from typing import TYPE_CHECKING
 
-from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite
 from menace_course.models import Detail, ErrorKind, LoadProblem, Outcome, Problem, Status, TestResult
 from menace_course.sandbox.outcomes import LoadOutcome, refused_for_size
+
+if TYPE_CHECKING:  # pipeline imports this module
+    from menace_course.checking.pipeline import Target
 
 #: Exceptions at load time that have advice of their own (see feedback_templates/words.j2). The
 #: child's class name is looked up through :meth:`ErrorKind.of`: only an exact builtin name counts.
@@ -120,7 +123,7 @@ def has_code(text: str) -> bool:
 
 
 def function_problem(
-    challenge: Challenge, functions: dict[str, dict[str, object]], name: str, text: str
+    challenge: Target, functions: dict[str, dict[str, object]], name: str, text: str
 ) -> tuple[Status, LoadProblem] | None:
     """Why the loaded file's functions cannot be tested, or None when they can (``text``: its code)."""
     defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))

@@ -18,6 +18,7 @@ import ast
 import hashlib
 import inspect
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -396,21 +397,30 @@ def fingerprint(course: Course, slug: str) -> str:
 
 
 class Suites:
-    """The suites of a long-running process (a grader of ``menace serve``), kept by content.
+    """A process's suites: the one place a process keeps suites, and the maximum scores.
 
     A suite is collected once and given again while the files it was made from are
     unchanged. When an instructor edits a hidden test, the challenge.toml or the
     reference, the next :meth:`get` collects the suite afresh: no restart is needed.
+    The maximum score (:meth:`maximum`) is the same suite's, so what the gradebook is
+    told full marks are follows the edit too.
+
+    With ``follow_edits=False`` (one run's suites, :data:`RUN_SUITES`) the first suite
+    collected is kept for the whole run, so that a batch grades every student with the same
+    tests. A process has these two instances only (``tests/core/test_architecture.py``
+    keeps them the only ones); a lock makes them safe to ask from a web server's threads.
 
     Example:
-        suites = Suites()
-        suite = suites.get(course, "after_game")  # collected
-        suite = suites.get(course, "after_game")  # the same, until a file changes
+        suite = SUITES.get(course, "after_game")  # collected
+        suite = SUITES.get(course, "after_game")  # the same, until a file changes
+        SUITES.maximum(course, "after_game")  # 15.0: the points of all its tests
     """
 
-    def __init__(self) -> None:
-        """An empty cache."""
+    def __init__(self, *, follow_edits: bool = True) -> None:
+        """An empty cache; with ``follow_edits``, a suite is collected again when its files change."""
         self._kept: dict[tuple[Path, str], tuple[str, Suite]] = {}
+        self._follow_edits = follow_edits
+        self._lock = threading.Lock()
 
     def get(self, course: Course, slug: str) -> Suite:
         """The suite of ``slug``, collected again if any of its files changed since the last call.
@@ -420,13 +430,33 @@ class Suites:
             CourseError: its challenge.toml is malformed.
         """
         key = (course.root, slug)
-        now = fingerprint(course, slug)
-        kept = self._kept.get(key)
-        if kept is not None and kept[0] == now:
-            return kept[1]
-        suite = load_suite(course, slug)
-        self._kept[key] = (now, suite)
-        return suite
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and not self._follow_edits:
+                return kept[1]
+            now = fingerprint(course, slug) if self._follow_edits else ""
+            if kept is not None and kept[0] == now:
+                return kept[1]
+            suite = load_suite(course, slug)
+            self._kept[key] = (now, suite)
+            return suite
+
+    def maximum(self, course: Course, slug: str) -> float:
+        """The challenge's maximum score: the points of all its tests (examples and hidden).
+
+        Raises:
+            UnknownChallenge: no challenge ``slug``.
+            CourseError: its challenge.toml is malformed.
+        """
+        return float(sum(case.points for case in self.get(course, slug).cases))
+
+
+#: The suites of a long-running process (a grader of ``menace serve``, its web process):
+#: an edited hidden test is used at the next check, and its points in the next maximum.
+SUITES = Suites()
+#: One run's suites (a worker of ``menace grade``'s or ``menace validate``'s pool): kept
+#: as first collected, so every submission of the run meets the same tests.
+RUN_SUITES = Suites(follow_edits=False)
 
 
 def load_suite(course: Course, slug: str) -> Suite:

@@ -12,7 +12,7 @@ grade``). The folder came from a student, so the walk assumes the worst of it:
   bounded read, not its whole size.
 * **Folders a thousand deep.** The walk keeps its own stack (``os.walk`` recurses on
   Python 3.11 and hit the recursion limit), and a folder deeper than :data:`MAX_DEPTH`
-  is named (:attr:`Kind.TOO_DEEP`), not entered.
+  is named (:attr:`FoundKind.TOO_DEEP`), not entered.
 * **Links and special files.** Each name is looked at with ``lstat``: a link is reported
   as a link and never followed (it could lead to another student's work), and a FIFO, a
   socket or a device is reported as such, never opened (reading a FIFO blocks for ever).
@@ -22,7 +22,7 @@ What it reports, in order: a folder's own names sorted by name (those it read), 
 inside of each of its sub-folders, one after the other (depth first). Hidden names and
 the litter of operating systems and zip tools (:func:`is_ignored`) count against the
 bound but are not reported. When the bound stops the walk, the last thing reported is
-:attr:`Kind.TOO_MANY`, naming the folder it was reading.
+:attr:`FoundKind.TOO_MANY`, naming the folder it was reading.
 
 The walk only says what is there; what to make of it is the caller's: which files count
 (and how many, :data:`MAX_FILES`), and how to word a link or a FIFO for its readers.
@@ -30,7 +30,7 @@ Both callers word what the walk left out with :meth:`Found.left_out`, so a stude
 the same sentence whichever way they came in::
 
     for found in walk(folder):
-        if found.kind is Kind.FILE:
+        if found.kind is FoundKind.FILE:
             ...  # a regular file: found.path is where it is, found.parts its path inside folder
 """
 
@@ -61,7 +61,7 @@ def is_ignored(name: str) -> bool:
     return name.startswith(".") or name in SYSTEM_NAMES
 
 
-class Kind(enum.Enum):
+class FoundKind(enum.Enum):
     """What a name in the walked folder turned out to be (or what the walk did not do)."""
 
     FILE = "a regular file"
@@ -78,7 +78,7 @@ class Kind(enum.Enum):
 class Found:
     """One thing the walk found, or one place where it stopped."""
 
-    kind: Kind
+    kind: FoundKind
     path: Path  #: where it is on disk
     parts: tuple[str, ...]  #: its path inside the walked folder, as names on disk (``()``: the folder itself)
     mode: int = 0  #: its ``lstat`` mode (0 when it could not be looked at)
@@ -89,9 +89,9 @@ class Found:
 
         ``shown`` is the folder's name as the caller shows it, ending in ``/``.
         """
-        if self.kind is Kind.TOO_DEEP:
+        if self.kind is FoundKind.TOO_DEEP:
             return f"not looked into: {shown} (folders deeper than {MAX_DEPTH} levels)"
-        if self.kind is Kind.TOO_MANY:
+        if self.kind is FoundKind.TOO_MANY:
             return f"only the first {MAX_ENTRIES} files and folders were looked at (stopped in {shown})"
         raise ValueError(f"the walk left nothing out at {self.kind.name}")
 
@@ -111,7 +111,7 @@ def walk(folder: Path) -> Iterator[Found]:
                 # Counted as they are read: one more than is left says the folder holds too many.
                 children = list(itertools.islice(listing, left + 1))
         except OSError as error:
-            yield Found(Kind.UNLISTABLE, here, parts, error=error.strerror or str(error))
+            yield Found(FoundKind.UNLISTABLE, here, parts, error=error.strerror or str(error))
             continue
         over = len(children) > left
         children.sort(key=lambda child: child.name)
@@ -120,13 +120,13 @@ def walk(folder: Path) -> Iterator[Found]:
         for child in children[: len(children) - over]:
             if not is_ignored(child.name):
                 found = _look(child, (*parts, child.name))
-                if found.kind is Kind.FOLDER and len(found.parts) > MAX_DEPTH:
-                    found = Found(Kind.TOO_DEEP, found.path, found.parts, found.mode)
-                elif found.kind is Kind.FOLDER:
+                if found.kind is FoundKind.FOLDER and len(found.parts) > MAX_DEPTH:
+                    found = Found(FoundKind.TOO_DEEP, found.path, found.parts, found.mode)
+                elif found.kind is FoundKind.FOLDER:
                     folders.append((found.path, found.parts))
                 yield found
         if over:
-            yield Found(Kind.TOO_MANY, here, parts)
+            yield Found(FoundKind.TOO_MANY, here, parts)
             return
         stack.extend(reversed(folders))
 
@@ -137,13 +137,13 @@ def _look(child: os.DirEntry[str], parts: tuple[str, ...]) -> Found:
     try:
         mode = child.stat(follow_symlinks=False).st_mode
     except OSError as error:
-        return Found(Kind.UNREADABLE, path, parts, error=error.strerror or str(error))
+        return Found(FoundKind.UNREADABLE, path, parts, error=error.strerror or str(error))
     if stat.S_ISREG(mode):
-        kind = Kind.FILE
+        kind = FoundKind.FILE
     elif stat.S_ISDIR(mode):
-        kind = Kind.FOLDER
+        kind = FoundKind.FOLDER
     elif stat.S_ISLNK(mode):
-        kind = Kind.LINK
+        kind = FoundKind.LINK
     else:
-        kind = Kind.SPECIAL
+        kind = FoundKind.SPECIAL
     return Found(kind, path, parts, mode)

@@ -29,11 +29,11 @@ def _read(course: Course, file: Path, slug: str | None) -> tuple[Source, list[Ch
         source = read_submission(file)
         return source, _challenges_for(course, source, slug)
     from menace_course.checking.entry import entry_files
-    from menace_course.checking.pipeline import read_source
+    from menace_course.checking.pipeline import Target, read_source
 
     if slug is not None:
         challenge = catalog.load_challenge(course, slug)
-        return read_source(file, challenge), [challenge]
+        return read_source(file, Target.of(challenge)), [challenge]
     files = entry_files(file).files
     if len(files) != 1:
         raise UsageError(
@@ -165,12 +165,12 @@ def check(
     probe = BwrapProbe() if sandbox != "process" else None
     the_course = find_course(course)
     source, challenges = _read(the_course, file, slug)
-    from menace_course.checking.pipeline import check_submission, start_child
+    from menace_course.checking.pipeline import Target, check_submission, start_child
 
     kind = choose_kind(sandbox, probe)
     # Start the sandboxed children first: they load the file while this process collects
     # the tests, one core each.
-    children = [start_child(source, c, kind) for c in challenges]
+    children = [start_child(source, Target.of(c), kind) for c in challenges]
     from menace_course.checking.suite import collect
 
     suites = [collect(the_course, c) for c in challenges]

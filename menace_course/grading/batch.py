@@ -14,16 +14,14 @@ a ``timeout`` row. Nothing a submission does can keep ``menace grade`` from fini
 
 from __future__ import annotations
 
-import functools
 import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from menace_course.authoring.public import handed_out_match
-from menace_course.catalog import load_challenge
 from menace_course.checking.loader import Source, read_submission
 from menace_course.checking.pipeline import GRADER_FAILED, check_submission, stopped_report
-from menace_course.checking.suite import Suite, collect
+from menace_course.checking.suite import RUN_SUITES, Suite
 from menace_course.course import Course
 from menace_course.errors import UsageError
 from menace_course.grading.discover import Entry, entry_path
@@ -47,11 +45,9 @@ def make_task(entry: Entry, root: Path, course: Course, slug: str, sandbox: Sand
     return Task(entry, root, course.root, slug, sandbox)
 
 
-@functools.cache
 def worker_suite(course_root: str, slug: str) -> Suite:
-    """The challenge's suite, collected once per process."""
-    course = Course(Path(course_root))
-    return collect(course, load_challenge(course, slug))
+    """The challenge's suite, collected once per process (``suite.RUN_SUITES``)."""
+    return RUN_SUITES.get(Course(Path(course_root)), slug)
 
 
 def _shown_name(entry: Entry) -> Path:

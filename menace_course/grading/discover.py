@@ -3,9 +3,10 @@
 Every real entry at the top of SUBMISSIONS belongs to some student (see
 :mod:`~menace_course.grading.names`), and every student gets an entry, even when there is
 nothing to grade: an empty folder, a folder with no ``.py`` or ``.ipynb`` file, a file that
-is not a regular file. Then the entry carries a :class:`Problem` saying why. Only the
-litter of operating systems and zip tools is left out (hidden files, ``__MACOSX``,
-``Thumbs.db``, ...), and :class:`Discovery` names it, so nothing is dropped unseen.
+is not a regular file. Then the entry carries an
+:class:`~menace_course.checking.entry.EntryProblem` saying why (the type ``menace check``
+uses too). Only the litter of operating systems and zip tools is left out (hidden files,
+``__MACOSX``, ``Thumbs.db``, ...), and :class:`Discovery` names it, so nothing is dropped unseen.
 
 A student's folder is looked into by the walk every entry point shares
 (:mod:`menace_course.checking.walk`: bounded, never through a link), and when a student
@@ -25,21 +26,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
-from menace_course.checking.entry import PYTHON_SUFFIXES, Candidate, choose_file, cut_short
-from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, Kind, is_ignored, walk
+from menace_course.checking.entry import PYTHON_SUFFIXES, Candidate, EntryProblem, choose_file, cut_short
+from menace_course.checking.walk import MAX_FILES, TOO_MANY_FILES, FoundKind, is_ignored, walk
 from menace_course.errors import UsageError
 from menace_course.grading.names import Identity, identify, key_for, readable
 
 #: Bytes of one file hashed to notice that it changed (a graded file is far smaller).
 MAX_BYTES_HASHED = 64 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Why a student's entry has nothing that can be graded."""
-
-    status: str  #: ``empty``, ``no_python_file``, ``no_function`` or ``unreadable`` (also a folder cut short)
-    message: str  #: one plain sentence, shown to the instructor and in the student's feedback
 
 
 @dataclass(frozen=True)
@@ -51,7 +44,7 @@ class Entry:
     source: str  #: what was found in SUBMISSIONS, e.g. ``alice/`` or ``alice.py, alice.ipynb``
     file: Path | None  #: the file to grade, relative to SUBMISSIONS (None when there is a problem)
     display_name: str | None = None  #: the file's name as the student gave it
-    problem: Problem | None = None
+    problem: EntryProblem | None = None
     notes: tuple[str, ...] = ()
     lms: dict[str, str] = field(default_factory=dict)
     late: bool = False
@@ -75,7 +68,7 @@ class Entry:
             "file": shown,
             **raw,
             "display_name": self.display_name,
-            "problem": {"status": self.problem.status, "message": self.problem.message}
+            "problem": {"status": self.problem.code, "message": self.problem.message}
             if self.problem
             else None,
             "notes": list(self.notes),
@@ -196,29 +189,29 @@ def _walk(group: _Group, folder: Path, root: Path) -> None:
     for found in walk(folder):
         names = [readable(part) for part in found.parts]
         shown = "/".join(name for name, _ in names)  # inside the student's folder
-        if found.kind is Kind.UNLISTABLE:
+        if found.kind is FoundKind.UNLISTABLE:
             group.unreadable.append(f"{top}{shown and shown + '/'} could not be read ({found.error})")
             continue
-        if found.kind is Kind.TOO_MANY:
+        if found.kind is FoundKind.TOO_MANY:
             group.left_out.append(found.left_out(f"{shown}/" if shown else top))
             group.notes.append(group.left_out[-1])
             return
         if names[-1][1]:  # the name is not UTF-8, or holds control characters
             group.notes.append(names[-1][1])
-        if found.kind is Kind.FILE:
+        if found.kind is FoundKind.FILE:
             if len(group.files) >= MAX_FILES:
                 group.left_out.append(TOO_MANY_FILES)
                 group.notes.append(TOO_MANY_FILES)
                 return
             group.files.append((found.path, shown))
-        elif found.kind is Kind.TOO_DEEP:
+        elif found.kind is FoundKind.TOO_DEEP:
             group.left_out.append(found.left_out(f"{shown}/"))
             group.notes.append(group.left_out[-1])
-        elif found.kind is Kind.LINK:
+        elif found.kind is FoundKind.LINK:
             group.unreadable.append(_link_note(found.path, root, top + shown, folder.name))
-        elif found.kind is Kind.SPECIAL:
+        elif found.kind is FoundKind.SPECIAL:
             group.unreadable.append(f"{top}{shown} is {_kind(found.mode)}, not a regular file")
-        elif found.kind is Kind.UNREADABLE:
+        elif found.kind is FoundKind.UNREADABLE:
             group.unreadable.append(f"{top}{shown} could not be read ({found.error})")
 
 
@@ -255,27 +248,26 @@ def _entry(group: _Group, root: Path, function: str, slug: str) -> Entry:
     )
 
 
-def _problem(group: _Group, candidates: list[tuple[Path, str]], others: list[str]) -> Problem | None:
+def _problem(group: _Group, candidates: list[tuple[Path, str]], others: list[str]) -> EntryProblem | None:
     if candidates:
         return None
     if group.left_out:  # the file to grade may be where the walk did not look: never "nothing"
-        cut = cut_short([*group.left_out, *group.unreadable])
-        return Problem(cut.code, cut.message)
+        return cut_short([*group.left_out, *group.unreadable])
     if group.unreadable:
-        return Problem("unreadable", "; ".join(group.unreadable))
+        return EntryProblem("unreadable", "; ".join(group.unreadable))
     if not others:
         where = " and ".join(group.names)
-        return Problem("empty", f"{where} holds no files: nothing was handed in to grade")
-    return Problem("no_python_file", f"no .py or .ipynb file was handed in (found: {', '.join(others)})")
+        return EntryProblem("empty", f"{where} holds no files: nothing was handed in to grade")
+    return EntryProblem("no_python_file", f"no .py or .ipynb file was handed in (found: {', '.join(others)})")
 
 
 def _choose(
     candidates: list[tuple[Path, str]], function: str, slug: str
-) -> tuple[tuple[Path, str] | None, list[str], Problem | None]:
+) -> tuple[tuple[Path, str] | None, list[str], EntryProblem | None]:
     """The one rule of :func:`menace_course.checking.entry.choose_file`, used by every entry point."""
     choice = choose_file([Candidate(path, shown) for path, shown in candidates], function, slug)
     chosen = (choice.file.path, choice.file.shown) if choice.file else None
-    problem = Problem(choice.problem.code, choice.problem.message) if choice.problem else None
+    problem = choice.problem
     return chosen, list(choice.notes), problem
 
 

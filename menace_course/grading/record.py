@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from menace_course.models import Finding, Outcome, Problem, Status, SubmissionReport, Verdict
 
 if TYPE_CHECKING:
+    from menace_course.checking.entry import EntryProblem
     from menace_course.grading.discover import Entry
-    from menace_course.grading.discover import Problem as EntryProblem
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def verdict(report: SubmissionReport, problem: EntryProblem | None) -> Verdict:
     wrong answer or an error. Any wrong answer makes it ``failed``.
     """
     if problem is not None:
-        return Verdict(problem.status)
+        return Verdict(problem.code)
     detail = report.load_problem.detail if report.load_problem is not None else None
     if detail is not None and detail.problem is Problem.NOTHING:
         return Verdict.EMPTY  # a file of comments only: nothing was handed in

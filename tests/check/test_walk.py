@@ -19,7 +19,7 @@ import pytest
 
 from menace_course.checking import walk as walk_module
 from menace_course.checking.entry import entry_files, pick_file
-from menace_course.checking.walk import MAX_DEPTH, MAX_ENTRIES, MAX_FILES, Kind, walk
+from menace_course.checking.walk import MAX_DEPTH, MAX_ENTRIES, MAX_FILES, FoundKind, walk
 from menace_course.grading.discover import discover
 
 ANSWER = "def after_game(beads, square, result):\n    return beads\n"
@@ -64,7 +64,7 @@ def test_a_folder_with_more_names_than_the_bound_is_not_read_to_its_end(tmp_path
     wide(tmp_path / "junk", MAX_ENTRIES + MANY)
     found = list(walk(tmp_path))
     assert names_read[0] <= MAX_ENTRIES + 1
-    assert found[-1].kind is Kind.TOO_MANY and found[-1].parts == ("junk",)
+    assert found[-1].kind is FoundKind.TOO_MANY and found[-1].parts == ("junk",)
     assert found[-1].left_out("junk/") == stopped_in("junk/")
     assert len(found) == 1 + (MAX_ENTRIES - 1) + 1  # junk itself, what was read of it, the stop
 
@@ -75,14 +75,14 @@ def test_hidden_names_and_litter_count_against_the_bound_too(tmp_path, names_rea
     for index in range(MAX_ENTRIES + MANY):
         (folder / f"._{index:05}.py").touch()  # what macOS zips leave beside each file
     (found,) = walk(folder)
-    assert found.kind is Kind.TOO_MANY and found.parts == ()
+    assert found.kind is FoundKind.TOO_MANY and found.parts == ()
     assert names_read[0] <= MAX_ENTRIES + 1
 
 
 def test_a_folder_at_the_bound_exactly_is_read_whole_and_nothing_is_said(tmp_path):
     wide(tmp_path / "junk", MAX_ENTRIES - 1)  # with junk itself: MAX_ENTRIES names
     found = list(walk(tmp_path))
-    assert len(found) == MAX_ENTRIES and all(f.kind is Kind.FOLDER for f in found)
+    assert len(found) == MAX_ENTRIES and all(f.kind is FoundKind.FOLDER for f in found)
 
 
 def test_a_folders_names_come_in_order_and_then_what_its_folders_hold(tmp_path):
@@ -102,18 +102,18 @@ def test_links_fifos_and_folders_too_deep_are_reported_not_entered_or_opened(tmp
     (deep / "lost.py").write_text(ANSWER)
     os.symlink(tmp_path / "elsewhere", entry / "link")
     os.mkfifo(entry / "pipe.py")  # opening it would block for ever
-    kinds = {"/".join(f.parts): f.kind for f in walk(entry) if f.kind is not Kind.FOLDER}
+    kinds = {"/".join(f.parts): f.kind for f in walk(entry) if f.kind is not FoundKind.FOLDER}
     assert kinds == {
-        "link": Kind.LINK,
-        "pipe.py": Kind.SPECIAL,
-        "/".join(["d"] * (MAX_DEPTH + 1)): Kind.TOO_DEEP,
+        "link": FoundKind.LINK,
+        "pipe.py": FoundKind.SPECIAL,
+        "/".join(["d"] * (MAX_DEPTH + 1)): FoundKind.TOO_DEEP,
     }
 
 
 def test_a_folder_that_cannot_be_listed_is_reported_as_such(tmp_path):
     (tmp_path / "file.py").write_text(ANSWER)
     (found,) = walk(tmp_path / "file.py")
-    assert (found.kind, found.parts, found.error) == (Kind.UNLISTABLE, (), "Not a directory")
+    assert (found.kind, found.parts, found.error) == (FoundKind.UNLISTABLE, (), "Not a directory")
 
 
 # -- both callers: the same bound, the same sentence
@@ -201,7 +201,7 @@ def test_a_folder_holding_more_than_the_walk_looks_at_is_unreadable_and_says_why
         problem = entries[student].problem
         choice = pick_file(submissions / student, "after_game", "after_game")
         assert problem is not None and choice.problem is not None, student
-        assert (problem.status, choice.problem.code) == ("unreadable", "unreadable"), student
+        assert (problem.code, choice.problem.code) == ("unreadable", "unreadable"), student
         assert bound in problem.message and bound in choice.problem.message
         for said in (problem.message, choice.problem.message):
             assert said.startswith("no .py or .ipynb file was found in the part of the folder that was")

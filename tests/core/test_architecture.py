@@ -247,3 +247,65 @@ def test_only_the_one_submission_path_starts_a_sandboxed_child():
         if "menace_course.sandbox.worker.Worker" in imported and not _in(module, "menace_course.sandbox")
     }
     assert starters == {"menace_course.checking.pipeline", "menace_course.checking.proxy"}
+
+
+#: What gets a challenge's tests afresh (checking/suite.py): kept only by ``suite.Suites``.
+SUITE_LOADERS = {"collect", "load_suite"}
+
+
+def _called_names(tree: ast.AST) -> set[str]:
+    """The name of every function called in ``tree``, plain (``f()``) or an attribute (``m.f()``)."""
+    return {
+        node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)
+    }
+
+
+def _suite_keepers() -> dict[str, set[str]]:
+    """Each module but checking/suite.py that keeps suites of its own, and how."""
+    found: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "_course" in path.parts or path == PACKAGE / "checking" / "suite.py":
+            continue
+        tree = ast.parse(path.read_text())
+        how = set()
+        if "Suites" in _called_names(tree):
+            how.add("makes a Suites of its own")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                cached = {ast.unparse(d).split("(")[0].rsplit(".")[-1] for d in node.decorator_list}
+                if cached & {"cache", "lru_cache", "cached_property"} and (
+                    _called_names(node) & SUITE_LOADERS or "Suite" in ast.unparse(node.returns or ast.Pass())
+                ):
+                    how.add(f"{node.name} caches a suite for ever")
+        if module_name(path).startswith("menace_course.service.") and _called_names(tree) & SUITE_LOADERS:
+            how.add("a long-running process loads a suite without suite.SUITES")
+        if how:
+            found[module_name(path)] = how
+    return found
+
+
+def test_one_suite_source_only_checking_suite_keeps_suites_and_their_maxima():
+    # A long-running process (the service's graders, its web process and so LTI passback)
+    # asks suite.SUITES, kept by content: an edited hidden test is used at the next check
+    # and its points in the next maximum sent to the LMS. A pool's worker asks
+    # suite.RUN_SUITES (one run, one suite). Nothing else keeps a suite or numbers from one.
+    assert _suite_keepers() == {}
+
+
+def test_a_challenge_is_made_only_from_its_challenge_toml_and_nothing_fabricates_one():
+    # The pipeline opens a submission for a narrow pipeline.Target (slug, function,
+    # parameters, limits), so a program that is no challenge (the lesson page's) makes a
+    # Target, and no module defines or builds a Challenge of its own.
+    makers, definers = set(), set()
+    for path in PACKAGE.rglob("*.py"):
+        if "_course" in path.parts:
+            continue
+        tree = ast.parse(path.read_text())
+        if "Challenge" in _called_names(tree) and path != PACKAGE / "catalog.py":
+            makers.add(module_name(path))
+        if any(isinstance(n, ast.ClassDef) and n.name == "Challenge" for n in ast.walk(tree)):
+            definers.add(module_name(path))
+    assert makers == set()
+    assert definers == {"menace_course.catalog"}

@@ -544,13 +544,13 @@ def test_a_limit_the_sandbox_cannot_apply_is_named_in_the_report_not_skipped(kin
     from pathlib import Path
 
     from menace_course.catalog import load_challenge
-    from menace_course.checking.pipeline import open_submission
+    from menace_course.checking.pipeline import Target, open_submission
     from menace_course.course import Course
 
     challenge = load_challenge(Course(Path(__file__).resolve().parents[2]), "after_game")
     impossible = Limits(open_files=2**40)  # more open files than any kernel allows
     answer = ("after_game.py", b"def after_game(beads, square, result):\n    return beads\n")
-    with open_submission(answer, challenge, kind, limits=impossible) as opened:
+    with open_submission(answer, Target.of(challenge), kind, limits=impossible) as opened:
         notes = opened.unconfined()
     assert notes and "open_files" in notes[0]
 

@@ -63,18 +63,18 @@ def test_several_files_none_defining_the_function_give_a_row_with_the_reason(tmp
     folder = write(tmp_path, {"cy/a.py": "x = 1\n", "cy/b.py": "y = 2\n"})
     entry = entries(folder)["cy"]
     assert entry.file is None
-    assert entry.problem is not None and entry.problem.status == "no_function"
+    assert entry.problem is not None and entry.problem.code == "no_function"
     assert "a.py" in entry.problem.message and "b.py" in entry.problem.message
 
 
 def test_an_empty_folder_is_a_student_with_nothing_handed_in(tmp_path: Path) -> None:
     entry = entries(write(tmp_path, {"fay": None}))["fay"]
-    assert entry.problem is not None and entry.problem.status == "empty"
+    assert entry.problem is not None and entry.problem.code == "empty"
 
 
 def test_a_file_that_is_not_python_is_a_row_saying_so(tmp_path: Path) -> None:
     entry = entries(write(tmp_path, {"lou.docx": "words"}))["lou"]
-    assert entry.problem is not None and entry.problem.status == "no_python_file"
+    assert entry.problem is not None and entry.problem.code == "no_python_file"
     assert "lou.docx" in entry.problem.message
 
 
@@ -136,7 +136,7 @@ def test_a_link_out_of_the_submissions_folder_is_refused_with_a_reason(tmp_path:
     secret = write(tmp_path / "private", {"secret.py": RIGHT}) / "secret.py"
     os.symlink(secret, folder / "mallory.py")
     entry = entries(folder)["mallory"]
-    assert entry.problem is not None and entry.problem.status == "unreadable"
+    assert entry.problem is not None and entry.problem.code == "unreadable"
     assert "outside" in entry.problem.message
 
 
@@ -240,7 +240,7 @@ def test_a_link_to_another_students_file_is_never_followed(tmp_path: Path) -> No
     found = entries(tmp_path)
     for student in ("mallory", "carol"):
         problem = found[student].problem
-        assert problem is not None and problem.status == "unreadable", student
+        assert problem is not None and problem.code == "unreadable", student
         assert "another entry" in problem.message and "never followed" in problem.message
 
 
@@ -261,7 +261,7 @@ def test_a_fifo_never_blocks_discovery_and_is_named(tmp_path: Path) -> None:
     assert found["gina"].file == Path("gina/after_game.py")
     assert any("gina/notes.py is a named pipe (FIFO)" in note for note in found["gina"].notes)
     fred = found["fred"].problem
-    assert fred is not None and fred.status == "unreadable" and "FIFO" in fred.message
+    assert fred is not None and fred.code == "unreadable" and "FIFO" in fred.message
 
 
 def test_a_hard_link_shared_by_two_entries_asks_for_review(tmp_path: Path) -> None:
@@ -276,6 +276,6 @@ def test_folders_nested_past_the_limit_are_not_walked_and_said_so(tmp_path: Path
     deep = tmp_path / "kim" / Path(*["d"] * (MAX_DEPTH + 2))
     write(deep, {"after_game.py": RIGHT})
     entry = entries(tmp_path)["kim"]
-    assert entry.problem is not None and entry.problem.status == "unreadable"
+    assert entry.problem is not None and entry.problem.code == "unreadable"
     assert "deeper than" in entry.problem.message
     assert any("deeper than" in note for note in entry.notes)

@@ -142,13 +142,14 @@ def test_a_py_file_keeps_pythons_rule_an_error_while_loading_stops_it(tmp_path):
 # -- a notebook is loaded once, however many of its cells fail (issue 20) ----------------------
 
 
-def _challenge():
+def _target():
     from pathlib import Path
 
     from menace_course.catalog import load_challenge
+    from menace_course.checking.pipeline import Target
     from menace_course.course import Course
 
-    return load_challenge(Course(Path(__file__).resolve().parents[2]), "after_game")
+    return Target.of(load_challenge(Course(Path(__file__).resolve().parents[2]), "after_game"))
 
 
 def test_a_notebook_of_many_failing_cells_is_loaded_in_one_child_once(tmp_path, monkeypatch):
@@ -164,7 +165,7 @@ def test_a_notebook_of_many_failing_cells_is_loaded_in_one_child_once(tmp_path, 
     failing = [("code", f"print('cell {n}')\nundefined_{n}\nprint('never')") for n in range(40)]
     path = tmp_path / "work.ipynb"
     path.write_text(notebook(("code", RIGHT), *failing, ("code", "after_game([4] * 9, 0, 'win')")))
-    with open_submission(path, _challenge(), "bwrap") as opened:
+    with open_submission(path, _target(), "bwrap") as opened:
         assert opened.proxy is not None and opened.worker is not None
         assert len(started) == 1
         assert opened.proxy.after_game([4] * 9, 0, "win") == [7] + [4] * 8
@@ -210,7 +211,7 @@ def test_from_future_in_a_later_cell_holds_for_the_cells_after_it_as_in_jupyter(
     path.write_text(
         notebook(("code", "x = 1"), ("code", "from __future__ import annotations"), ("code", source))
     )
-    with open_submission(path, _challenge(), "bwrap") as opened:
+    with open_submission(path, _target(), "bwrap") as opened:
         assert opened.proxy is not None, opened.problem
         assert opened.source.notices == ()
         assert opened.proxy.hints() == "Undefined"  # the annotation was not evaluated

@@ -29,18 +29,15 @@ from typing import Any
 from menace_course import catalog
 from menace_course.checking.loader import Source
 from menace_course.checking.pipeline import GRADER_FAILED, check_submission
-from menace_course.checking.suite import Suite, Suites
+from menace_course.checking.suite import SUITES, Suite
 from menace_course.course import Course
 from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport
 from menace_course.service.dispatch.base import CheckJob
 
-#: This grader process's suites, collected again when an instructor edits a challenge's files.
-_SUITES = Suites()
-
 
 def suite_for(course_root: str, slug: str) -> Suite:
     """A challenge's tests, collected once per process and again whenever one of its files changes."""
-    return _SUITES.get(Course(Path(course_root)), slug)
+    return SUITES.get(Course(Path(course_root)), slug)
 
 
 def warm(course_root: str) -> list[str]:

@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from menace_course.catalog import Challenge
-from menace_course.checking.pipeline import open_submission
+from menace_course.checking.pipeline import Target, open_submission
 from menace_course.checking.testing import CallProblem
 from menace_course.lesson import noughts, pixels
 from menace_course.limits import Limits
@@ -171,19 +170,9 @@ TOO_LARGE_PROBLEM = (
 )
 
 
-def as_challenge(limits: Limits) -> Challenge:
+def lesson_target(limits: Limits) -> Target:
     """The wrapped program as the one submission path sees it: a function of no arguments."""
-    return Challenge(
-        slug="lesson_program",
-        title="A lesson program",
-        stars=1,
-        function=ENTRY,
-        params=(),
-        pure=False,
-        examples=(),
-        folder=Path(__file__).parent,
-        limits=limits,
-    )
+    return Target(slug="lesson_program", function=ENTRY, params=(), limits=limits)
 
 
 def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None) -> ProgramRun:
@@ -200,7 +189,7 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
     began = time.monotonic()
     try:
         submission = ("program.py", wrap_program(source).encode("utf-8"))
-        with open_submission(submission, as_challenge(limits), sandbox) as opened:
+        with open_submission(submission, lesson_target(limits), sandbox) as opened:
             if opened.proxy is None:
                 if opened.status is Status.GRADER_ERROR and opened.problem is not None:
                     return ProgramRun(problem=f"The program could not run: {opened.problem.message}.")

@@ -242,8 +242,11 @@ class TokenCachingConnector(FlaskServiceConnector):
 
 
 @dataclass(frozen=True)
-class Challenge:
-    """What passback needs to know of a challenge: its title, policy and maximum score."""
+class GradeColumn:
+    """What passback needs to know of a challenge: the column's title, the policy, the maximum.
+
+    (Not a :class:`~menace_course.catalog.Challenge`: only what the gradebook is told.)
+    """
 
     title: str
     policy: str
@@ -251,7 +254,7 @@ class Challenge:
 
 
 def post_score(
-    outcome: LtiOutcome, score: Score, challenge: Challenge, keys: KeyStore, sub: str, origins: set[str]
+    outcome: LtiOutcome, score: Score, challenge: GradeColumn, keys: KeyStore, sub: str, origins: set[str]
 ) -> str | None:
     """Post one score with pylti1p3; returns the line item URL used when the tool made one.
 
@@ -318,7 +321,7 @@ def post_score(
 def send_due(
     db: Database,
     keys: KeyStore,
-    challenge_info: Callable[[str], Challenge],
+    challenge_info: Callable[[str], GradeColumn],
     limit: int = 20,
 ) -> int:
     """Send every due score (up to ``limit``); returns how many were sent."""
@@ -339,7 +342,7 @@ def send_due(
 
 
 def send_one(
-    db: Database, keys: KeyStore, challenge_info: Callable[[str], Challenge], outcome_id: int
+    db: Database, keys: KeyStore, challenge_info: Callable[[str], GradeColumn], outcome_id: int
 ) -> int:
     """Send one row's score; 1 when the LMS took it, 0 otherwise (then a retry is set).
 
@@ -365,7 +368,7 @@ def send_one(
         try:
             challenge = challenge_info(outcome.challenge)
         except Exception as error:  # a broken challenge.toml must not stop other passbacks
-            challenge, problem = Challenge(outcome.challenge, "best", None), str(error)
+            challenge, problem = GradeColumn(outcome.challenge, "best", None), str(error)
         score = pick_score(session, outcome, challenge.policy)
     if score is None:  # nothing checked yet (or the attempts were removed): nothing to send
         with db.writing() as session:
@@ -436,7 +439,7 @@ class PassbackWorker:
         self,
         db: Database,
         keys: KeyStore,
-        challenge_info: Callable[[str], Challenge],
+        challenge_info: Callable[[str], GradeColumn],
         interval: float = 2.0,
     ) -> None:
         """Prepare; nothing runs until :meth:`start`."""

@@ -14,13 +14,12 @@ import requests
 from flask import current_app
 
 from menace_course import catalog
-from menace_course.checking import suite as suites
+from menace_course.checking.suite import SUITES
 from menace_course.course import Course
 from menace_course.errors import MenaceError
 from menace_course.service.db.engine import Database
 from menace_course.service.lti.keys import KeyStore
-from menace_course.service.lti.passback import Challenge as PassbackChallenge
-from menace_course.service.lti.passback import PassbackWorker, TimeoutSession
+from menace_course.service.lti.passback import GradeColumn, PassbackWorker, TimeoutSession
 from menace_course.service.lti.storage import DbLaunchDataStorage
 from menace_course.service.lti.toolconf import DbToolConf
 
@@ -54,8 +53,6 @@ class LtiState:
     toolconf: DbToolConf
     storage: DbLaunchDataStorage
     worker: PassbackWorker = field(init=False)
-    _maxima: dict[str, float] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         """Make the passback worker (started by :func:`install`)."""
@@ -76,14 +73,13 @@ class LtiState:
         return catalog.list_slugs(self.course)
 
     def max_score(self, slug: str) -> float:
-        """A challenge's maximum score: the points of all its checks (examples and hidden)."""
-        with self._lock:
-            if slug not in self._maxima:
-                challenge = catalog.load_challenge(self.course, slug)
-                self._maxima[slug] = float(
-                    sum(case.points for case in suites.collect(self.course, challenge).cases)
-                )
-            return self._maxima[slug]
+        """A challenge's maximum score: the points of all its checks (examples and hidden).
+
+        Asked of the process's :data:`~menace_course.checking.suite.SUITES`, kept by content:
+        after an instructor adds or edits a hidden test, the next passback sends the new
+        maximum, the same as the checks' (no restart).
+        """
+        return SUITES.maximum(self.course, slug)
 
     def challenge_list(self) -> list[ChallengeChoice]:
         """Every challenge, for the instructor's pick."""
@@ -99,10 +95,10 @@ class LtiState:
         except MenaceError:
             return "best"
 
-    def passback_info(self, slug: str) -> PassbackChallenge:
+    def passback_info(self, slug: str) -> GradeColumn:
         """What passback needs of a challenge (its title, score policy and maximum)."""
         challenge = catalog.load_challenge(self.course, slug)
-        return PassbackChallenge(challenge.title, challenge.score_policy, self.max_score(slug))
+        return GradeColumn(challenge.title, challenge.score_policy, self.max_score(slug))
 
 
 _BUILDING = threading.Lock()
