@@ -19,18 +19,18 @@ standard library and must stay importable on its own.
 
 from __future__ import annotations
 
+import _json
 import marshal
 import math
 from _json import encode_basestring_ascii  # the C string escaper, without importing json
 
-try:  # the C encoder json itself uses, without importing json
-    from _json import make_encoder as _make_encoder
-except ImportError:  # an interpreter without it: the hand-written writer below does the job
-    _make_encoder = None
-
 TYPE_CHECKING = False  # not typing's: in the child, importing typing costs more than the rest
 if TYPE_CHECKING:
     from typing import Any
+
+#: The C encoder json itself uses, without importing json (None on an interpreter without
+#: it: then the hand-written writer below does the job).
+_make_encoder: Any = getattr(_json, "make_encoder", None)
 
 #: Deepest nesting encoded; deeper values are reported as opaque.
 MAX_DEPTH = 60
