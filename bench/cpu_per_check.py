@@ -10,7 +10,8 @@ this process, so ``RUSAGE_CHILDREN`` alone misses it). Without a cgroup it falls
     python3 bench/cpu_per_check.py [--checks 20] [--sandbox bwrap] [--challenge SLUG ...]
 
 Printed per challenge: calls per check (requests that crossed the sandbox's pipe), wall
-time per check, and CPU per check: the grader's own process, the rest (bubblewrap and the
+time per check (and as a multiple of a bare Python start, measured in the same run), and
+CPU per check: the grader's own process, the rest (bubblewrap and the
 sandbox), and the total. The goal of issue 26 for after_game is a total of at most 25 ms.
 """
 
@@ -115,6 +116,16 @@ def worker(slug: str, checks: int, sandbox: str, group: str) -> None:
     )
 
 
+def bare_start(runs: int = 11) -> float:
+    """Milliseconds a bare ``python -c pass`` takes here (the median): the floor of any start."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append((time.perf_counter() - started) * 1000)
+    return sorted(times)[runs // 2]
+
+
 def challenges() -> list[str]:
     """Every challenge of the course in this repository that has a reference answer."""
     return sorted(
@@ -124,16 +135,18 @@ def challenges() -> list[str]:
 
 def report(checks: int, sandbox: str, slugs: list[str]) -> dict[str, dict[str, float]]:
     """Measure and print every challenge's line; give the numbers back (for bench_check)."""
+    bare = bare_start()
     results = {slug: measure(slug, checks, sandbox) for slug in slugs}
     counted = all(r["kernel_counted_all"] for r in results.values())
     how = "a cpuacct cgroup (every process)" if counted else "getrusage (the sandbox's Python NOT counted)"
     print(f"CPU per check, {checks} checks of each reference answer, {sandbox}, counted by {how}:")
-    heads = f"{'calls':>6} {'wall ms':>8} {'grader ms':>10} {'sandbox ms':>11} {'total ms':>9}"
+    print(f"  a bare Python start (python -c pass): median {bare:.1f} ms; x bare: a check's wall / that")
+    heads = f"{'calls':>6} {'wall ms':>8} {'x bare':>7} {'grader ms':>10} {'sandbox ms':>11} {'total ms':>9}"
     print(f"  {'challenge':<12} {heads}")
     for slug, r in results.items():
         print(
-            f"  {slug:<12} {r['calls']:6.0f} {r['wall_ms']:8.1f} {r['grader_ms']:10.1f}"
-            f" {r['rest_ms']:11.1f} {r['total_ms']:9.1f}"
+            f"  {slug:<12} {r['calls']:6.0f} {r['wall_ms']:8.1f} {r['wall_ms'] / bare:7.1f}"
+            f" {r['grader_ms']:10.1f} {r['rest_ms']:11.1f} {r['total_ms']:9.1f}"
         )
     if "after_game" in results:
         spent = results["after_game"]["total_ms"]
