@@ -41,6 +41,20 @@ def _cgroup(name: str) -> Path | None:
     return group
 
 
+def _remove(group: Path) -> None:
+    """Remove a cgroup once its last process (a sandbox killed a moment ago) has left it."""
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                print(f"(could not remove {group}: remove it by hand)", file=sys.stderr)
+                return
+            time.sleep(0.05)
+
+
 def measure(slug: str, checks: int, sandbox: str) -> dict[str, float]:
     """Run :func:`worker` for ``slug`` in its own process (in a cgroup where possible)."""
     group = _cgroup(slug)
@@ -51,10 +65,7 @@ def measure(slug: str, checks: int, sandbox: str) -> dict[str, float]:
         done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, check=False)
     finally:
         if group is not None:
-            try:
-                group.rmdir()
-            except OSError:
-                pass
+            _remove(group)
     if done.returncode != 0:
         sys.exit(f"checking {slug} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     result: dict[str, float] = json.loads(done.stdout.splitlines()[-1])
