@@ -3,7 +3,7 @@
 ``submission.after_game(beads, 4, "win")`` sends a copy of the arguments to the child,
 waits for its answer within the limits, and gives back the plain value the student's
 function returned. When the call raises, takes too long or stops Python, a
-:class:`~menace_course.checking.testing.CallProblem` is raised instead, which the runner turns
+:class:`~menace_course.checking.failures.CallProblem` is raised instead, which the runner turns
 into the test's outcome. Every call is remembered (:attr:`SubmissionProxy.last_call`) so
 a failure can show the exact call a student can paste, and so that the last one can be
 made again on the same objects (:meth:`SubmissionProxy.call_again`).
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from menace_course.checking.compare import clone
-from menace_course.checking.testing import CallProblem
+from menace_course.checking.failures import CallProblem
 from menace_course.sandbox.outcomes import CallOutcome
 from menace_course.sandbox.worker import Worker
 

@@ -38,6 +38,8 @@ from types import ModuleType
 from typing import Any, TypeVar
 
 from menace_course.checking.compare import same
+from menace_course.checking.failures import CallProblem as CallProblem  # kept importable from here
+from menace_course.checking.failures import StudentFailure as StudentFailure
 from menace_course.checking.importing import import_file
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -81,19 +83,7 @@ _references: contextvars.ContextVar[Path | None] = contextvars.ContextVar("menac
 # -- failures: a student's mistake, raised inside a test, becomes data in the report ------
 
 
-class StudentFailure(AssertionError):
-    """A check found a mistake in the student's code. Raise a subclass from a test.
-
-    ``hint`` names a template in ``feedback_templates/hints/``; the test's own ``@hint``
-    is used when it is None.
-    """
-
-    problem = "different"
-
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
-        """Keep a plain message and an optional hint id."""
-        super().__init__(message)
-        self.hint = hint
+# StudentFailure and CallProblem live in checking.failures (the proxy raises CallProblem).
 
 
 class UnusableAnswer(StudentFailure):
@@ -161,22 +151,6 @@ class Broken(StudentFailure):
     problem = "broken_rule"
 
 
-class CallProblem(StudentFailure):
-    """The call itself went wrong in the sandbox: raised, took too long, stopped Python.
-
-    Raised by the ``submission`` fixture, not by authors. ``status`` is the worker's
-    status (``raised``, ``timeout``, ``crashed``, ``missing``, ``budget``, ``dead``).
-    """
-
-    def __init__(self, status: str, outcome: Any, function: str) -> None:
-        """Keep the raw call outcome for the report."""
-        super().__init__(f"{function}: {status}")
-        self.status = status
-        self.outcome = outcome
-        self.function = function
-        self.problem = status
-
-
 # -- checks ----------------------------------------------------------------------------
 
 
@@ -199,6 +173,7 @@ def expect_unchanged(*, hint: str | None = None) -> None:
     gives the same answer for the same input, as a function that must leave its input
     alone does.
     """
+    # Here, not at the top: the author's API stays light where no sandbox is (a kit, an export).
     from menace_course.checking.proxy import current_proxy, may_change
 
     call = current_proxy().last_call

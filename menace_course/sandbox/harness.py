@@ -384,7 +384,8 @@ def make_server(
     # The codec's grader-side half (decoding, and its classes) is dropped, so that no class
     # of the codec is left for object.__subclasses__() to lead to its namespace.
     encode, dumps, unpack = codec["encode"], codec["dumps"], codec["unpack"]
-    for name in ("Opaque", "WireError", "decode", "_items", "loads", "_no_constant", "pack"):
+    grader_side = ("Opaque", "WireError", "decode", "_items", "loads", "_no_constant", "pack")
+    for name in (*grader_side, "_decoder", "_json_module", "_DECODER", "_SELF_DECODING"):
         codec.pop(name, None)
     gc.collect()
 

@@ -19,6 +19,7 @@ standard library and must stay importable on its own.
 
 from __future__ import annotations
 
+import _json
 import marshal
 import math
 from _json import encode_basestring_ascii  # the C string escaper, without importing json
@@ -26,6 +27,10 @@ from _json import encode_basestring_ascii  # the C string escaper, without impor
 TYPE_CHECKING = False  # not typing's: in the child, importing typing costs more than the rest
 if TYPE_CHECKING:
     from typing import Any
+
+#: The C encoder json itself uses, without importing json (None on an interpreter without
+#: it: then the hand-written writer below does the job).
+_make_encoder: Any = getattr(_json, "make_encoder", None)
 
 #: Deepest nesting encoded; deeper values are reported as opaque.
 MAX_DEPTH = 60
@@ -119,6 +124,10 @@ class WireError(ValueError):
     """A message did not have the shape this protocol allows."""
 
 
+#: JSON values that decode to themselves, whatever the depth.
+_SELF_DECODING = frozenset({int, float, bool, type(None)})
+
+
 def decode(data: Any, depth: int = 0) -> Any:
     """Turn tagged data back into Python values; anything unknown raises :class:`WireError`."""
     if depth > MAX_DEPTH + 2:
@@ -128,7 +137,9 @@ def decode(data: Any, depth: int = 0) -> Any:
     if data is None or _type(data) in (bool, int, float):
         return data
     if _type(data) is list:
-        return [decode(item, depth + 1) for item in data]
+        # Numbers, booleans and None decode to themselves: only the rest needs a call each
+        # (most of what crosses is lists of small numbers, a box's beads).
+        return [item if _type(item) in _SELF_DECODING else decode(item, depth + 1) for item in data]
     if _type(data) is not dict:
         raise WireError(f"unexpected {type(data).__name__}")
     tag = data.get("$")
@@ -222,12 +233,30 @@ def _write(value: Any, out: list[str]) -> None:
         raise TypeError(f"cannot write {kind.__name__}")
 
 
+def _cannot_write(value: Any) -> Any:
+    raise TypeError(f"cannot write {_type(value).__name__}")
+
+
+#: json's own C encoder, compact, ASCII only, bare NaN and infinities refused: 2.5 times
+#: as fast as :func:`_write` on a reply (a reply is written for every call a test makes).
+_encoder = (
+    _make_encoder(None, _cannot_write, encode_basestring_ascii, None, ":", ",", False, False, False)
+    if _make_encoder is not None
+    else None
+)
+
+
 def dumps(message: Any) -> bytes:
     """One message (already tagged) as one line of JSON bytes.
 
-    Written by hand, because the child must start fast and ``import json`` costs more
-    than everything else it imports; the grader reads it with the real ``json``.
+    Without ``import json``, because the child must start fast and importing it costs more
+    than everything else it imports: json's C encoder, from ``_json``, writes it (or the
+    hand-written :func:`_write`, where there is no C encoder). The grader reads it with the
+    real ``json``. A message holds only plain data, and the keys of its objects are strings:
+    :func:`encode` made it so.
     """
+    if _encoder is not None:
+        return ("".join(_encoder(message, 0)) + "\n").encode()
     out: list[str] = []
     _write(message, out)
     out.append("\n")
@@ -240,12 +269,27 @@ def loads(line: bytes) -> Any:
     Bare ``NaN`` and ``Infinity`` are refused, and so are integers of more than 4,300
     digits (Python's own limit on converting text to int).
     """
-    import json  # the grader's side only
-
     try:
-        return json.loads(line, parse_constant=_no_constant)
+        # What json.loads does with bytes, with a decoder made once (loads makes one a call).
+        return _decoder().decode(line.decode(_json_module().detect_encoding(line), "surrogatepass"))
     except (ValueError, RecursionError, MemoryError) as error:
         raise WireError(f"unreadable message: {type(error).__name__}") from error
+
+
+_DECODER: list[Any] = []
+
+
+def _json_module() -> Any:
+    import json  # the grader's side only: the child never reads JSON
+
+    return json
+
+
+def _decoder() -> Any:
+    """The grader's one JSON decoder, which refuses bare ``NaN`` and ``Infinity``."""
+    if not _DECODER:
+        _DECODER.append(_json_module().JSONDecoder(parse_constant=_no_constant))
+    return _DECODER[0]
 
 
 def _no_constant(name: str) -> Any:

@@ -309,3 +309,24 @@ def test_a_challenge_is_made_only_from_its_challenge_toml_and_nothing_fabricates
             definers.add(module_name(path))
     assert makers == set()
     assert definers == {"menace_course.catalog"}
+
+def _reaches(start: str, goal: str) -> bool:
+    """True when ``start`` imports ``goal``, directly or through other modules of ours."""
+    seen, todo = set(), [start]
+    while todo:
+        module = todo.pop()
+        for imported in _existing(GRAPH.get(module, set())):
+            if imported == goal:
+                return True
+            if imported not in seen:
+                seen.add(imported)
+                todo.append(imported)
+    return False
+
+
+def test_the_proxy_and_the_authors_api_import_no_circle():
+    # The failures both raise live in a leaf (issue 21, item 10): the proxy never reaches
+    # the author's API, and the leaf reaches nothing of ours.
+    assert not _reaches("menace_course.checking.proxy", "menace_course.checking.testing")
+    assert _existing(GRAPH["menace_course.checking.failures"]) == set()
+    assert "menace_course.checking.failures" in GRAPH["menace_course.checking.proxy"]

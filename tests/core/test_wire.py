@@ -27,6 +27,22 @@ def test_plain_values_come_back_with_exactly_their_types(value):
     assert same(back, value)
 
 
+@given(plain)
+def test_the_c_encoder_and_the_hand_written_writer_write_the_same_line(value):
+    # The child writes with json's C encoder where the interpreter has one, else by hand.
+    message = {"id": 1, "ok": True, "result": wire.encode(value), "printed": {"text": "é\n", "dropped": 0}}
+    by_hand: list[str] = []
+    wire._write(message, by_hand)
+    assert wire._encoder is not None  # CPython 3.11 to 3.13 all have it
+    assert wire.dumps(message) == ("".join(by_hand) + "\n").encode()
+
+
+def test_a_bare_nan_or_a_value_that_is_not_plain_data_is_never_written():
+    for value in (math.nan, math.inf, object(), {"a": {1, 2}}):
+        with pytest.raises((ValueError, TypeError)):
+            wire.dumps({"result": value})
+
+
 def test_a_tuple_stays_a_tuple_and_int_keys_stay_ints():
     back = wire.decode(wire.loads(wire.dumps(wire.encode({1: (2, 3)}))))
     assert back == {1: (2, 3)} and type(back[1]) is tuple
