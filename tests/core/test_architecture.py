@@ -310,6 +310,7 @@ def test_a_challenge_is_made_only_from_its_challenge_toml_and_nothing_fabricates
     assert makers == set()
     assert definers == {"menace_course.catalog"}
 
+
 def _reaches(start: str, goal: str) -> bool:
     """True when ``start`` imports ``goal``, directly or through other modules of ours."""
     seen, todo = set(), [start]
