@@ -92,6 +92,9 @@ def environment(templates: Path, format: Format, language: str = language_.ENGLI
     env.globals["hint_text"] = lambda hint_id: hint_text(env, hint_id)
     env.globals["problem_words"] = functools.partial(problem_words, language)
     env.globals["problem_message"] = functools.partial(problem_message, language)
+    translate = functools.partial(language_.gettext, language=language)
+    env.globals["load_message"] = lambda text: wording.reworded(str(text), translate)
+    env.globals["argument_note"] = lambda text: wording.reworded(str(text), translate)
     env.install_gettext_translations(language_.translations(language), newstyle=True)  # type: ignore[attr-defined]
     return env
 

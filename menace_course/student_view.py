@@ -43,7 +43,7 @@ from menace_course.models import (
     TestResult,
 )
 
-#: One plain line for each problem a test can have: a test's ``message`` (made by :mod:`~menace_course.wording`).
+#: One plain line for each problem a test can have: a test's ``message`` (from :mod:`.wording`).
 MESSAGES: dict[str, str] = wording.MESSAGES
 
 #: A passed test's message.
@@ -93,7 +93,9 @@ def _hidden_test(test: TestResult) -> TestResult:
     elif detail is None:
         # Skipped before anything ran (the file did not load...): the grader's own sentence,
         # made from the file's problem, never from a call. Anything else: a plain line.
-        message = test.message if test.outcome is Outcome.SKIPPED else wording.subjectless(wording.DID_NOT_PASS)
+        message = (
+            test.message if test.outcome is Outcome.SKIPPED else wording.subjectless(wording.DID_NOT_PASS)
+        )
     else:
         message = message_for(detail.problem, kind)
     name = kind.value if kind is not None else None

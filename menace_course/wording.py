@@ -15,6 +15,9 @@ it: without its subject, in English (a report is data; its reader words it).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from menace_course.models import ErrorKind, Problem
 
 
@@ -48,7 +51,9 @@ SENTENCES: dict[Problem, str] = {
     Problem.EXIT: N_("%(fn)s ended the program"),
     Problem.IMPORT: N_("%(fn)s imported a module that is not there"),
     Problem.NOTHING: N_("%(fn)s has no code yet"),
-    Problem.GRADER: N_("not checked: the grader failed on this check (not your mistake; your teacher can see why)"),
+    Problem.GRADER: N_(
+        "not checked: the grader failed on this check (not your mistake; your teacher can see why)"
+    ),
 }
 
 #: A call that raised, when the grader knows the builtin kind (``%(kind)s``), and when it does not.
@@ -63,6 +68,20 @@ THE_FUNCTION = N_("the function")
 ANSWERED_DIFFERENTLY = N_("gave a different answer when called again with the same arguments")
 #: What a test saw when its own code could not use an answer.
 UNUSABLE_ANSWER = N_("returned an answer the test could not use")
+
+#: How the note of a changed argument reads (``argument 2 was changed``).
+ARGUMENT_CHANGED = N_("argument %(n)s was changed")
+
+#: Why no test ran on a file (a report's ``load_problem.message``): ``%(file)s`` the file's name,
+#: ``%(fn)s`` the challenge's function. The feedback words a stored message again in the
+#: student's language by matching it against these (:func:`reworded`).
+LOAD_TIMEOUT = N_("%(file)s did not finish loading in time (code outside functions runs when it loads)")
+LOAD_CRASHED = N_("%(file)s stopped Python while it was loading")
+LOAD_RAISED = N_("%(file)s stopped with an error while it was loading")
+LOAD_NOTHING = N_("%(file)s has no code yet: nothing was handed in")
+LOAD_MISSING = N_("No function named %(fn)s in %(file)s")
+LOAD_UNREADABLE = N_("Python could not read %(file)s, so no functions were checked")
+LOAD_MESSAGES = (LOAD_TIMEOUT, LOAD_CRASHED, LOAD_RAISED, LOAD_NOTHING, LOAD_MISSING, LOAD_UNREADABLE)
 
 #: A passed test's message.
 PASSED = N_("passed")
@@ -93,3 +112,28 @@ def message(problem: Problem | str, kind: ErrorKind | str | None = None) -> str:
 
 #: Every report message a problem can have, as :func:`message` words them (for guards and tests).
 MESSAGES: dict[str, str] = {p.value: message(p) for p in Problem}
+
+
+def _pattern(text: str) -> re.Pattern[str]:
+    parts = re.split(r"%\((\w+)\)s", text)
+    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    return re.compile(regex + r"\Z", re.DOTALL)
+
+
+_PATTERNS = [(text, _pattern(text)) for text in (*LOAD_MESSAGES, ARGUMENT_CHANGED)]
+
+
+def reworded(text: str, gettext: Callable[[str], str]) -> str:
+    """A stored English message (one of :data:`LOAD_MESSAGES`, a note) in the language of ``gettext``.
+
+    >>> reworded("a.py stopped Python while it was loading", str.upper)
+    '%(FILE)S STOPPED PYTHON WHILE IT WAS LOADING'
+    """
+    for message_id, pattern in _PATTERNS:
+        found = pattern.match(text)
+        if found:
+            try:
+                return gettext(message_id) % found.groupdict()
+            except (KeyError, ValueError, TypeError):  # a translation that names other values
+                return text
+    return gettext(text)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import difflib
 
+from menace_course import wording
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite
 from menace_course.models import Detail, ErrorKind, LoadProblem, Outcome, Problem, Status, TestResult
@@ -51,16 +52,13 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
     printed = load.printed.text or None
     if load.status == "timeout":
         detail = Detail(problem=Problem.TIMEOUT, printed=printed)
-        return LoadProblem(
-            f"{name} did not finish loading in time (code outside functions runs when it loads)",
-            detail,
-        )
+        return LoadProblem(wording.LOAD_TIMEOUT % {"file": name}, detail)
     if refused_for_size(load):
         assert load.exception is not None
         return too_large(load.exception.message, name, printed)
     if load.status == "crashed":
         detail = Detail(problem=Problem.CRASHED, printed=printed, note=f"exit code {load.exit_code}")
-        return LoadProblem(f"{name} stopped Python while it was loading", detail)
+        return LoadProblem(wording.LOAD_CRASHED % {"file": name}, detail)
     exception = load.exception
     assert exception is not None
     frames = exception.frames
@@ -73,7 +71,7 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
         traceback=frames,
         printed=printed,
     )
-    return LoadProblem(f"{name} stopped with an error while it was loading", detail)
+    return LoadProblem(wording.LOAD_RAISED % {"file": name}, detail)
 
 
 def too_large(cap: str, name: str, printed: str | None) -> LoadProblem:
@@ -127,14 +125,14 @@ def function_problem(
     info = functions.get(challenge.function)
     if info is None and not defined and not has_code(text):
         return Status.NO_FUNCTION, LoadProblem(
-            f"{name} has no code yet: nothing was handed in", Detail(problem=Problem.NOTHING), ()
+            wording.LOAD_NOTHING % {"file": name}, Detail(problem=Problem.NOTHING), ()
         )
     if info is None:
         close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
         note = f"{close[0]!r} is defined instead" if close else None
         detail = Detail(problem=Problem.MISSING, note=note)
         return Status.NO_FUNCTION, LoadProblem(
-            f"No function named {challenge.function} in {name}", detail, defined
+            wording.LOAD_MISSING % {"fn": challenge.function, "file": name}, detail, defined
         )
     low, high = info.get("min", 0), info.get("max")
     wanted = len(challenge.params)

@@ -31,6 +31,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
+from menace_course import wording
 from menace_course.checking.compare import first_difference
 from menace_course.checking.problems import cap_words
 from menace_course.checking.proxy import CallRecord, SubmissionProxy
@@ -90,7 +91,9 @@ def _call_detail(problem: Problem, record: CallRecord | None) -> dict[str, Any]:
         if outcome.printed.text:
             suffix = f"\n… ({outcome.printed.dropped} more characters)" if outcome.printed.dropped else ""
             values["printed"] = outcome.printed.text + suffix
-        if problem is Problem.TOO_LARGE and outcome.exception is not None:  # the worker stopped it, not Python
+        if (
+            problem is Problem.TOO_LARGE and outcome.exception is not None
+        ):  # the worker stopped it, not Python
             values["note"] = (
                 f"what it gave back (the value, and the arguments as it left them) came to more than "
                 f"{cap_words(outcome.exception.message)}, the most one reply from the sandbox may hold"
@@ -160,7 +163,7 @@ def _detail(case: Case, error: BaseException, problem: Problem, record: CallReco
     elif isinstance(error, ChangedInput):
         values["expected"] = show(error.before)
         values["argument_after"] = show(error.after)
-        values["note"] = f"argument {error.position + 1} was changed"
+        values["note"] = wording.ARGUMENT_CHANGED % {"n": error.position + 1}
         values["got_type"] = type(error.before).__name__  # the grader's own copy: list, dict...
     elif isinstance(error, UnusableAnswer):
         values["note"] = f"the test could not use it: {type(error.error).__name__}: {str(error.error)[:200]}"
@@ -216,7 +219,9 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
         "seconds": round(seconds, 4),
     }
     if error is None:
-        passed = TestResult(outcome=Outcome.PASSED, message=MESSAGES_PASSED, points=case.points, hint=None, **common)
+        passed = TestResult(
+            outcome=Outcome.PASSED, message=MESSAGES_PASSED, points=case.points, hint=None, **common
+        )
         return passed, None
     if log is not None:
         detail = Detail(problem=Problem.GRADER)

@@ -37,9 +37,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
+from menace_course import wording
 from menace_course.checking.compare import same
 from menace_course.checking.importing import import_file
-from menace_course import wording
 from menace_course.models import Problem
 
 F = TypeVar("F", bound=Callable[..., Any])
