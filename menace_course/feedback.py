@@ -49,9 +49,14 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     return None if folder is None else jinja2.FileSystemBytecodeCache(str(folder))
 
 
-def problem_words(language: str, problem: Problem | str, fn: str, kind: str | None = None) -> str:
+def problem_words(language: str, problem: Problem | str, fn: str) -> str:
     """The sentence for ``problem`` (:mod:`~menace_course.wording`'s table) in ``language``, naming ``fn``."""
-    text = language_.gettext(wording.sentence_id(problem, kind), language)
+    return language_.gettext(wording.SENTENCES[Problem(problem)], language) % {"fn": fn}
+
+
+def raised_words(language: str, fn: str, kind: str | None) -> str:
+    """What a call that raised did, naming the builtin ``kind`` when the grader knows one."""
+    text = language_.gettext(wording.sentence_id(Problem.RAISED, kind), language)
     return text % {"fn": fn, "kind": kind or ""}
 
 
@@ -87,14 +92,17 @@ def environment(templates: Path, format: Format, language: str = language_.ENGLI
     env.filters["md_text"] = md_text
     env.filters["md_code"] = md_code
     env.filters["md_fence"] = md_fence
+    env.filters["code"] = lambda text: markupsafe.Markup("<code>%s</code>") % str(text)
     env.filters["codehtml"] = lambda text: markupsafe.Markup(_code_html(str(text)))
     env.filters["indent_lines"] = lambda text, n=4: "\n".join(" " * n + ln for ln in str(text).splitlines())
     env.globals["hint_text"] = lambda hint_id: hint_text(env, hint_id)
     env.globals["problem_words"] = functools.partial(problem_words, language)
+    env.globals["raised_words"] = functools.partial(raised_words, language)
     env.globals["problem_message"] = functools.partial(problem_message, language)
     translate = functools.partial(language_.gettext, language=language)
     env.globals["load_message"] = lambda text: wording.reworded(str(text), translate)
-    env.globals["argument_note"] = lambda text: wording.reworded(str(text), translate)
+    env.globals["reworded"] = lambda text: wording.reworded(str(text), translate)
+    env.globals["html_lang"] = language.replace("_", "-")
     env.install_gettext_translations(language_.translations(language), newstyle=True)  # type: ignore[attr-defined]
     return env
 

@@ -72,6 +72,13 @@ UNUSABLE_ANSWER = N_("returned an answer the test could not use")
 #: How the note of a changed argument reads (``argument 2 was changed``).
 ARGUMENT_CHANGED = N_("argument %(n)s was changed")
 
+#: A function of another name the file defines, close to the one looked for (``%(name)s`` its repr).
+DEFINED_INSTEAD = N_("%(name)s is defined instead")
+
+#: Where two lists first differ (``first_difference``).
+AT_POSITION = N_("position %(index)s")
+LENGTH_DIFFERS = N_("length: %(got)s items instead of %(expected)s")
+
 #: Why no test ran on a file (a report's ``load_problem.message``): ``%(file)s`` the file's name,
 #: ``%(fn)s`` the challenge's function. The feedback words a stored message again in the
 #: student's language by matching it against these (:func:`reworded`).
@@ -120,7 +127,7 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(regex + r"\Z", re.DOTALL)
 
 
-_PATTERNS = [(text, _pattern(text)) for text in (*LOAD_MESSAGES, ARGUMENT_CHANGED)]
+_PATTERNS = [(text, _pattern(text)) for text in (*LOAD_MESSAGES, ARGUMENT_CHANGED, AT_POSITION, LENGTH_DIFFERS, DEFINED_INSTEAD)]
 
 
 def reworded(text: str, gettext: Callable[[str], str]) -> str:

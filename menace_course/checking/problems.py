@@ -129,7 +129,7 @@ def function_problem(
         )
     if info is None:
         close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
-        note = f"{close[0]!r} is defined instead" if close else None
+        note = wording.DEFINED_INSTEAD % {"name": repr(close[0])} if close else None
         detail = Detail(problem=Problem.MISSING, note=note)
         return Status.NO_FUNCTION, LoadProblem(
             wording.LOAD_MISSING % {"fn": challenge.function, "file": name}, detail, defined

@@ -15,7 +15,7 @@ import click
 from menace_course import catalog
 from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source, calls_by_function, read_submission
-from menace_course.commands.options import challenge_option, course_option, sandbox_option
+from menace_course.commands.options import challenge_option, course_option, lang_option, sandbox_option
 from menace_course.course import Course, find_course
 from menace_course.errors import UsageError
 from menace_course.models import Outcome, Status, SubmissionReport
@@ -127,6 +127,7 @@ def _without_helpers(found: list[Challenge], source: Source) -> list[Challenge]:
     "your token goes in MENACE_TOKEN).",
 )
 @course_option
+@lang_option
 def check(
     file: Path,
     slug: str | None,
