@@ -62,10 +62,11 @@ def raised_words(language: str, fn: str, kind: str | None) -> str:
 
 def problem_message(language: str, problem: Problem | str) -> str:
     """``problem``'s sentence without its subject, as a report's message reads, in ``language``."""
-    text = language_.gettext(wording.sentence_id(problem), language)
-    return wording.subjectless(text).replace(
-        wording.THE_FUNCTION, language_.gettext(wording.THE_FUNCTION, language)
-    )
+    text = wording.subjectless(language_.gettext(wording.sentence_id(problem), language))
+    word = language_.gettext(wording.THE_FUNCTION, language)
+    if not word.isascii():  # a language written without spaces between words (Chinese)
+        text = text.replace(f" {wording.THE_FUNCTION} ", wording.THE_FUNCTION)
+    return text.replace(wording.THE_FUNCTION, word)
 
 
 @functools.cache

@@ -85,9 +85,14 @@ def best_match(tags: Iterable[str]) -> str | None:
     return None
 
 
-def use(language: str) -> None:
-    """Make ``language`` the one this command (this context) speaks."""
-    _current.set(language)
+def use(language: str) -> contextvars.Token[str]:
+    """Make ``language`` the one this command (this context) speaks; :func:`reset` with the token undoes it."""
+    return _current.set(language)
+
+
+def reset(token: contextvars.Token[str]) -> None:
+    """Speak again what was spoken before :func:`use` gave ``token``."""
+    _current.reset(token)
 
 
 def current() -> str:

@@ -127,7 +127,10 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(regex + r"\Z", re.DOTALL)
 
 
-_PATTERNS = [(text, _pattern(text)) for text in (*LOAD_MESSAGES, ARGUMENT_CHANGED, AT_POSITION, LENGTH_DIFFERS, DEFINED_INSTEAD)]
+_PATTERNS = [
+    (text, _pattern(text))
+    for text in (*LOAD_MESSAGES, ARGUMENT_CHANGED, AT_POSITION, LENGTH_DIFFERS, DEFINED_INSTEAD)
+]
 
 
 def reworded(text: str, gettext: Callable[[str], str]) -> str:

@@ -89,7 +89,7 @@ def force_option(help: str) -> Callable[[F], F]:
     return click.option("--force", is_flag=True, help=help)
 
 
-def _use_language(_ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+def _use_language(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     """Speak ``--lang``'s language from now on; an unknown one: English, and one line that says so."""
     from menace_course import language
 
@@ -99,7 +99,8 @@ def _use_language(_ctx: click.Context, _param: click.Parameter, value: str | Non
     if found is None:
         click.echo(f"menace: no translation for --lang {value!r}; showing English.", err=True)
         found = language.ENGLISH
-    language.use(found)
+    token = language.use(found)
+    ctx.call_on_close(lambda: language.reset(token))  # a command run in-process leaves no language behind
 
 
 #: ``--lang LANG``: the language of what the command prints (default: from LANG / LC_ALL / LC_MESSAGES).
