@@ -86,7 +86,7 @@ def best_match(tags: Iterable[str]) -> str | None:
 
 
 def use(language: str) -> contextvars.Token[str]:
-    """Make ``language`` the one this command (this context) speaks; :func:`reset` with the token undoes it."""
+    """Make ``language`` the one this command (this context) speaks; :func:`reset` undoes it."""
     return _current.set(language)
 
 

@@ -46,10 +46,11 @@ def test_a_check_with_lang_zh_tw_gives_the_feedback_in_chinese(tmp_path):
 def test_lang_from_the_environment_chooses_chinese_and_the_json_stays_english(tmp_path):
     path = tmp_path / "after_game.py"
     path.write_text(WRONG)
-    done = menace_with({"LANG": "zh_TW.UTF-8"}, "check", str(path), "--sandbox", "process", "--format", "markdown")
+    args = ("check", str(path), "--sandbox", "process", "--format")
+    done = menace_with({"LANG": "zh_TW.UTF-8"}, *args, "markdown")
     assert "### ❌ after_game 回傳的值不一樣" in done.stdout
     assert "### 題目的範例" in done.stdout
-    data = menace_with({"LC_ALL": "zh_TW.UTF-8"}, "check", str(path), "--sandbox", "process", "--format", "json")
+    data = menace_with({"LC_ALL": "zh_TW.UTF-8"}, *args, "json")
     assert '"message": "returned a different value"' in data.stdout  # a report is data: its reader words it
 
 
@@ -74,7 +75,14 @@ def test_start_tells_the_next_steps_in_chinese(tmp_path):
 
 @pytest.mark.parametrize(
     ("tag", "found"),
-    [("zh-TW", "zh_TW"), ("zh_TW.UTF-8", "zh_TW"), ("zh-Hant", "zh_TW"), ("en-GB", "en"), ("C", "en"), ("fr", None)],
+    [
+        ("zh-TW", "zh_TW"),
+        ("zh_TW.UTF-8", "zh_TW"),
+        ("zh-Hant", "zh_TW"),
+        ("en-GB", "en"),
+        ("C", "en"),
+        ("fr", None),
+    ],
 )
 def test_language_tags_name_the_catalog(tag, found):
     assert language.known(tag) == found
