@@ -44,3 +44,12 @@ def test_the_apis_feedback_is_in_the_language_asked_for_and_the_report_stays_eng
     assert "題目的範例（3 個中有" in answer["feedback"]
     assert re.search(r"得分 [\d.]+/15\.0：15 項檢查中有 \d+ 項通過。", answer["feedback"])
     assert all(re.fullmatch(r"[ -~]*", t["message"]) for t in answer["report"]["tests"])  # data, in English
+
+
+def test_a_language_chosen_on_a_page_is_kept_over_the_browsers(client: Any) -> None:
+    chosen = client.get("/?lang=zh_TW", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "<h1>火柴盒學得會下井字棋嗎？</h1>" in chosen and 'href="/?lang=en"' in chosen
+    later = client.get("/c/after_game", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert '<button type="submit" id="check-button">檢查我的程式</button>' in later
+    back = client.get("/?lang=en", headers=ZH).get_data(as_text=True)
+    assert "<h1>Can Matchboxes Learn to Play?</h1>" in back
