@@ -88,7 +88,28 @@ LOAD_RAISED = N_("%(file)s stopped with an error while it was loading")
 LOAD_NOTHING = N_("%(file)s has no code yet: nothing was handed in")
 LOAD_MISSING = N_("No function named %(fn)s in %(file)s")
 LOAD_UNREADABLE = N_("Python could not read %(file)s, so no functions were checked")
-LOAD_MESSAGES = (LOAD_TIMEOUT, LOAD_CRASHED, LOAD_RAISED, LOAD_NOTHING, LOAD_MISSING, LOAD_UNREADABLE)
+LOAD_TOO_MUCH = N_(
+    "%(file)s defines too much for the checker to report: the list of its functions and their "
+    "parameters came to more than %(cap)s, the most one report from the sandbox may hold"
+)
+LOAD_SIGNATURE_ONE = N_("%(fn)s must take %(n)s argument")
+LOAD_SIGNATURE_MANY = N_("%(fn)s must take %(n)s arguments")
+#: What a call gave back over the cap on one reply (a test's note, ``%(cap)s`` in words).
+TOO_LARGE_NOTE = N_(
+    "what it gave back (the value, and the arguments as it left them) came to more than %(cap)s, "
+    "the most one reply from the sandbox may hold"
+)
+LOAD_MESSAGES = (
+    LOAD_TOO_MUCH,
+    LOAD_SIGNATURE_ONE,
+    LOAD_SIGNATURE_MANY,
+    LOAD_TIMEOUT,
+    LOAD_CRASHED,
+    LOAD_RAISED,
+    LOAD_NOTHING,
+    LOAD_MISSING,
+    LOAD_UNREADABLE,
+)
 
 #: A passed test's message.
 PASSED = N_("passed")
@@ -129,7 +150,14 @@ def _pattern(text: str) -> re.Pattern[str]:
 
 _PATTERNS = [
     (text, _pattern(text))
-    for text in (*LOAD_MESSAGES, ARGUMENT_CHANGED, AT_POSITION, LENGTH_DIFFERS, DEFINED_INSTEAD)
+    for text in (
+        *LOAD_MESSAGES,
+        ARGUMENT_CHANGED,
+        AT_POSITION,
+        LENGTH_DIFFERS,
+        DEFINED_INSTEAD,
+        TOO_LARGE_NOTE,
+    )
 ]
 
 

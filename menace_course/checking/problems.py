@@ -84,11 +84,7 @@ def too_large(cap: str, name: str, printed: str | None) -> LoadProblem:
     """
     size = int(cap) if cap.isdigit() else 0
     detail = Detail(problem=Problem.RAISED, printed=printed, note=f"reply cap {size} bytes")
-    return LoadProblem(
-        f"{name} defines too much for the checker to report: the list of its functions and their "
-        f"parameters came to more than {cap_words(cap)}, the most one report from the sandbox may hold",
-        detail,
-    )
+    return LoadProblem(wording.LOAD_TOO_MUCH % {"file": name, "cap": cap_words(cap)}, detail)
 
 
 def cap_words(cap: str) -> str:
@@ -148,7 +144,8 @@ def function_problem(
             got=got,
         )
         return Status.BAD_SIGNATURE, LoadProblem(
-            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
+            (wording.LOAD_SIGNATURE_ONE if wanted == 1 else wording.LOAD_SIGNATURE_MANY)
+            % {"fn": challenge.function, "n": wanted},
             detail,
             defined,
         )

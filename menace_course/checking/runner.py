@@ -94,10 +94,7 @@ def _call_detail(problem: Problem, record: CallRecord | None) -> dict[str, Any]:
         if (
             problem is Problem.TOO_LARGE and outcome.exception is not None
         ):  # the worker stopped it, not Python
-            values["note"] = (
-                f"what it gave back (the value, and the arguments as it left them) came to more than "
-                f"{cap_words(outcome.exception.message)}, the most one reply from the sandbox may hold"
-            )
+            values["note"] = wording.TOO_LARGE_NOTE % {"cap": cap_words(outcome.exception.message)}
             return values
         if outcome.exception is not None:
             values["error_type"] = outcome.exception.type_name
