@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 import subprocess
@@ -10,7 +12,7 @@ import sys
 import pytest
 
 from menace_course import language
-from menace_course.feedback import environment
+from menace_course.feedback import environment, render
 from menace_course.models import Problem
 from tests.conftest import run_menace
 from tests.support import REPO
@@ -130,3 +132,43 @@ def test_a_hidden_checks_advice_is_in_chinese(kind):
     detail = type("D", (), {"problem": "raised", "error_type": kind})()
     text = template.render(t=type("T", (), {"detail": detail, "is_visible": False, "hint": "x"})())
     assert text.startswith("這項檢查不會顯示它的輸入。") and english_left(text) == [], text
+
+
+def _report(path):
+    from menace_course.models import SubmissionReport
+
+    done = run_menace("check", str(path), "--sandbox", "process", "--format", "json", timeout=120)
+    return SubmissionReport.from_dict(json.loads(done.stdout))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        WRONG,
+        (REPO / "challenges" / "after_game" / "wrong" / "changes_the_list.py").read_text(encoding="utf-8"),
+        "def after_game(beads, square, result):\n    while True:\n        pass\n",
+        "def after_game(beads, square, result):\n    return beads[20]\n",
+        "def after_game(beads, square, result)\n    return beads\n",
+        "def after_gme(beads, square, result):\n    return beads\n",
+        "# nothing yet\n",
+    ],
+    ids=["wrong_value", "changed_input", "timeout", "raised", "syntax", "misspelt", "empty"],
+)
+def test_the_whole_feedback_in_zh_tw_has_no_english_sentence_but_the_courses_titles(tmp_path, source):
+    path = tmp_path / "after_game.py"
+    path.write_text(source)
+    report = _report(path)
+    titles = {report.title, *(t.title for t in report.tests), *report.hidden_not_run}
+    for format in ("text", "markdown", "html"):
+        text = render(report, TEMPLATES, format, "zh_TW")  # type: ignore[arg-type]
+        if format == "html":
+            text = html.unescape(re.sub(r"(?s)<style>.*?</style>|<code>.*?</code>|<[^>]+>", " ", text))
+        for title in sorted(titles, key=len, reverse=True):
+            text = text.replace(title, " ")
+        # The student's own code, the calls and values, and Python's own message stay as they are.
+        kept = [
+            ln
+            for ln in text.splitlines()
+            if not re.match(r"\s*(after_g\w*\(|def |第 \d+ 行|[A-Z]\w*Error)", ln)
+        ]
+        assert english_left("\n".join(kept)) == [], (format, text)
