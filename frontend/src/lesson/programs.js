@@ -77,6 +77,8 @@ function programOutput(answer) {
 
 // -- challenges ------------------------------------------------------------------
 
+const OUTCOME_WORDS = { passed: "passed", failed: "failed", error: "stopped with an error", timeout: "took too long", skipped: "not run" };
+
 function feedbackFrame(html) {
   // The same document `menace check --format html` prints, in a sandboxed frame (no scripts).
   const frame = el("iframe", { class: "feedback", title: "Feedback on your program", sandbox: "allow-same-origin" });
@@ -111,7 +113,7 @@ function reportDetails(report) {
   if (report.load_problem) parts.push(el("p", { class: "problem" }, report.load_problem.message));
   parts.push(el("ul", { class: "tests" }, tests.map((t) => el("li", { class: `test ${t.outcome}` },
     el("span", { class: "mark", "aria-hidden": "true" }, t.outcome === "passed" ? "✓" : "✗"),
-    el("span", {}, t.title), // what went wrong: the server's words (t.message), from its one table
+    el("span", {}, `${t.title} — ${OUTCOME_WORDS[t.outcome] || t.outcome}`),
     t.outcome !== "passed" && t.message ? el("span", { class: "message" }, t.message) : null,
     t.outcome !== "passed" && t.hint_text ? el("span", { class: "hint" }, `Hint: ${t.hint_text}`) : null))));
   return parts;
