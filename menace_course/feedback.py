@@ -101,7 +101,6 @@ def environment(templates: Path, format: Format, language: str = language_.ENGLI
     env.globals["raised_words"] = functools.partial(raised_words, language)
     env.globals["problem_message"] = functools.partial(problem_message, language)
     translate = functools.partial(language_.gettext, language=language)
-    env.globals["load_message"] = lambda text: wording.reworded(str(text), translate)
     env.globals["reworded"] = lambda text: wording.reworded(str(text), translate)
     env.globals["html_lang"] = language.replace("_", "-")
     env.install_gettext_translations(language_.translations(language), newstyle=True)  # type: ignore[attr-defined]
