@@ -21,8 +21,10 @@ from typing import Any, Literal
 import jinja2
 import markupsafe
 
+from menace_course import language as language_
+from menace_course import wording
 from menace_course.cache import trusted_folder
-from menace_course.models import Detail, Kind, Outcome, SubmissionReport, TestResult
+from menace_course.models import Detail, Kind, Outcome, Problem, SubmissionReport, TestResult
 from menace_course.safe_text import STUDENT_TEXT_CAP, cap, cap_block, md_code, md_fence, md_text, printable
 from menace_course.student_view import student_view
 
@@ -47,14 +49,37 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     return None if folder is None else jinja2.FileSystemBytecodeCache(str(folder))
 
 
-@functools.cache
-def environment(templates: Path, format: Format) -> jinja2.Environment:
-    """A jinja2 environment over the course's templates, with the filters they use.
+def problem_words(language: str, problem: Problem | str, fn: str) -> str:
+    """The sentence for ``problem`` (:mod:`~menace_course.wording`'s table) in ``language``, naming ``fn``."""
+    return language_.gettext(wording.SENTENCES[Problem(problem)], language) % {"fn": fn}
 
-    One per folder and format for the life of the process: a class's feedback reuses the
-    compiled templates instead of loading them again for every student.
+
+def raised_words(language: str, fn: str, kind: str | None) -> str:
+    """What a call that raised did, naming the builtin ``kind`` when the grader knows one."""
+    text = language_.gettext(wording.sentence_id(Problem.RAISED, kind), language)
+    return text % {"fn": fn, "kind": kind or ""}
+
+
+def problem_message(language: str, problem: Problem | str) -> str:
+    """``problem``'s sentence without its subject, as a report's message reads, in ``language``."""
+    text = wording.subjectless(language_.gettext(wording.sentence_id(problem), language))
+    word = language_.gettext(wording.THE_FUNCTION, language)
+    if not word.isascii():  # a language written without spaces between words (Chinese)
+        text = text.replace(f" {wording.THE_FUNCTION} ", wording.THE_FUNCTION)
+    return text.replace(wording.THE_FUNCTION, word)
+
+
+@functools.cache
+def environment(templates: Path, format: Format, language: str = language_.ENGLISH) -> jinja2.Environment:
+    """A jinja2 environment over the course's templates, with the filters they use, in ``language``.
+
+    One per folder, format and language for the life of the process: a class's feedback
+    reuses the compiled templates instead of loading them again for every student. The
+    templates' sentences are gettext message ids (jinja2's i18n extension, newstyle):
+    ``_("...", name=value)``, translated from ``menace_course/locale``.
     """
     env = jinja2.Environment(
+        extensions=["jinja2.ext.i18n"],
         loader=jinja2.FileSystemLoader(str(templates)),
         bytecode_cache=_bytecode_cache(),
         autoescape=format == "html",
@@ -68,9 +93,17 @@ def environment(templates: Path, format: Format) -> jinja2.Environment:
     env.filters["md_text"] = md_text
     env.filters["md_code"] = md_code
     env.filters["md_fence"] = md_fence
+    env.filters["code"] = lambda text: markupsafe.Markup("<code>%s</code>") % str(text)
     env.filters["codehtml"] = lambda text: markupsafe.Markup(_code_html(str(text)))
     env.filters["indent_lines"] = lambda text, n=4: "\n".join(" " * n + ln for ln in str(text).splitlines())
     env.globals["hint_text"] = lambda hint_id: hint_text(env, hint_id)
+    env.globals["problem_words"] = functools.partial(problem_words, language)
+    env.globals["raised_words"] = functools.partial(raised_words, language)
+    env.globals["problem_message"] = functools.partial(problem_message, language)
+    translate = functools.partial(language_.gettext, language=language)
+    env.globals["reworded"] = lambda text: wording.reworded(str(text), translate)
+    env.globals["html_lang"] = language.replace("_", "-")
+    env.install_gettext_translations(language_.translations(language), newstyle=True)  # type: ignore[attr-defined]
     return env
 
 
@@ -166,18 +199,23 @@ def _view(report: SubmissionReport) -> dict[str, Any]:
     }
 
 
-def render(report: SubmissionReport, templates: Path, format: Format = "text") -> str:
+def render(
+    report: SubmissionReport, templates: Path, format: Format = "text", language: str | None = None
+) -> str:
     """The report in words, in one of the three formats: always the student's view of it.
 
     What a student may see is decided by :func:`~menace_course.student_view.student_view`
     (never here, never in a template): a hidden test's words are made of its title, hint,
-    problem code and builtin exception kind only.
+    problem code and builtin exception kind only. ``language`` defaults to
+    :func:`menace_course.language.current`.
     """
-    env = environment(templates, format)
+    env = environment(templates, format, language or language_.current())
     return env.get_template(TEMPLATE_FOR[format]).render(**_view(report))
 
 
-def render_many(reports: list[SubmissionReport], templates: Path, format: Format = "text") -> str:
+def render_many(
+    reports: list[SubmissionReport], templates: Path, format: Format = "text", language: str | None = None
+) -> str:
     """Several reports (a file answering several challenges), one after another."""
     separator = "\n" if format != "html" else "\n<hr>\n"
-    return separator.join(render(r, templates, format) for r in reports)
+    return separator.join(render(r, templates, format, language) for r in reports)

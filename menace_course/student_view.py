@@ -14,7 +14,7 @@ student's code, and the student's code can choose every string, number and delay
 sends. So of a hidden test, a student sees only the grader's own vocabulary:
 
 * its ``name``, ``title``, ``kind``, ``hint``, ``outcome``, ``points`` and ``max_points``;
-* a ``message`` made here from the problem code (:data:`MESSAGES`);
+* a ``message`` made here from the problem code (:func:`menace_course.wording.message`);
 * a ``detail`` that holds the problem code and, at most, an exception kind among the
   fixed builtin names of :class:`~menace_course.models.ErrorKind` (any other name: none);
 * ``seconds`` 0.
@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from menace_course import wording
 from menace_course.models import (
     Detail,
     ErrorKind,
@@ -42,31 +43,11 @@ from menace_course.models import (
     TestResult,
 )
 
-#: One plain line for each problem a test can have: a test's ``message``.
-MESSAGES: dict[str, str] = {
-    "different": "returned a different value",
-    "wrong_type": "returned the wrong kind of value",
-    "changed_input": "changed the list it was given",
-    "broken_rule": "broke a rule every answer must keep",
-    "raised": "stopped with an error",
-    "timeout": "did not finish in time",
-    "budget": "not checked: the time for this file ran out",
-    "dead": (
-        "not checked: the function took too long, ran out of memory, stopped Python "
-        "or gave back too large a value earlier"
-    ),
-    "crashed": "stopped Python itself",
-    "too_large": "gave back a value too large to check",
-    "memory": "used more memory than allowed",
-    "recursion": "called itself without end",
-    "missing": "is not defined",
-    "signature": "cannot take the arguments the challenge gives",
-    "flaky": "gave different answers for the same input",
-    "grader": "was not checked: the grader failed on this check (not your mistake; your teacher can see why)",
-}
+#: One plain line for each problem a test can have: a test's ``message`` (from :mod:`.wording`).
+MESSAGES: dict[str, str] = wording.MESSAGES
 
 #: A passed test's message.
-MESSAGES_PASSED = "passed"
+MESSAGES_PASSED = wording.PASSED
 
 #: The total time a student sees is a multiple of this many seconds.
 SECONDS_STEP = 0.1
@@ -81,9 +62,7 @@ def message_for(problem: Problem | str, kind: ErrorKind | None = None) -> str:
     >>> message_for(Problem.RAISED, ErrorKind.INDEX), message_for("raised"), message_for("timeout")
     ('raised IndexError', 'raised an exception', 'did not finish in time')
     """
-    if Problem(problem) is Problem.RAISED:
-        return f"raised {kind.value}" if kind is not None else "raised an exception"
-    return MESSAGES[Problem(problem).value]
+    return wording.message(problem, kind)
 
 
 def shown_seconds(seconds: float) -> float:
@@ -114,7 +93,9 @@ def _hidden_test(test: TestResult) -> TestResult:
     elif detail is None:
         # Skipped before anything ran (the file did not load...): the grader's own sentence,
         # made from the file's problem, never from a call. Anything else: a plain line.
-        message = test.message if test.outcome is Outcome.SKIPPED else "did not pass"
+        message = (
+            test.message if test.outcome is Outcome.SKIPPED else wording.subjectless(wording.DID_NOT_PASS)
+        )
     else:
         message = message_for(detail.problem, kind)
     name = kind.value if kind is not None else None

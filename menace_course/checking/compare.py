@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from menace_course import wording
+
 _IMMUTABLE = (int, float, str, bool, bytes, type(None))
 
 
@@ -38,9 +40,9 @@ def first_difference(got: Any, expected: Any) -> str | None:
         return None
     for index, (a, b) in enumerate(zip(got, expected, strict=False)):
         if not same(a, b):
-            return f"position {index}"
+            return wording.AT_POSITION % {"index": index}
     if len(got) != len(expected):
-        return f"length: {len(got)} items instead of {len(expected)}"
+        return wording.LENGTH_DIFFERS % {"got": len(got), "expected": len(expected)}
     return None
 
 

@@ -1,4 +1,5 @@
-"""The failures a test and the ``submission`` proxy share: a leaf, importing nothing of ours.
+"""The failures a test and the ``submission`` proxy share: a leaf, importing only
+the vocabulary (:mod:`menace_course.models`).
 
 A student's mistake found inside a test is raised as a :class:`StudentFailure` (the
 author's checks in :mod:`~menace_course.checking.testing` raise its subclasses), and a call
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from menace_course.models import Problem
+
 
 class StudentFailure(AssertionError):
     """A check found a mistake in the student's code. Raise a subclass from a test.
@@ -20,7 +23,7 @@ class StudentFailure(AssertionError):
     is used when it is None.
     """
 
-    problem = "different"
+    problem = Problem.DIFFERENT
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         """Keep a plain message and an optional hint id."""
@@ -41,4 +44,4 @@ class CallProblem(StudentFailure):
         self.status = status
         self.outcome = outcome
         self.function = function
-        self.problem = status
+        self.problem = Problem(status)  # every worker status a call can fail with is a Problem

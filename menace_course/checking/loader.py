@@ -17,6 +17,7 @@ import tokenize
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from menace_course import wording
 from menace_course.checking.notebook import Cells, notebook_code
 from menace_course.errors import UsageError
 from menace_course.models import Detail, Line, LoadProblem, Problem, Status
@@ -142,7 +143,7 @@ def _syntax_error(path: Path, text: str, notices: tuple[str, ...], error: Syntax
         error_message=error.msg,
         traceback=(line,),
     )
-    problem = LoadProblem(f"Python could not read {path.name}, so no functions were checked", detail)
+    problem = LoadProblem(wording.LOAD_UNREADABLE % {"file": path.name}, detail)
     return Source(path, text, Status.SYNTAX_ERROR, problem, notices=notices)
 
 

@@ -14,6 +14,7 @@ import ast
 import difflib
 from typing import TYPE_CHECKING
 
+from menace_course import wording
 from menace_course.checking.suite import Suite
 from menace_course.models import Detail, ErrorKind, LoadProblem, Outcome, Problem, Status, TestResult
 from menace_course.sandbox.outcomes import LoadOutcome, refused_for_size
@@ -54,16 +55,13 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
     printed = load.printed.text or None
     if load.status == "timeout":
         detail = Detail(problem=Problem.TIMEOUT, printed=printed)
-        return LoadProblem(
-            f"{name} did not finish loading in time (code outside functions runs when it loads)",
-            detail,
-        )
+        return LoadProblem(wording.LOAD_TIMEOUT % {"file": name}, detail)
     if refused_for_size(load):
         assert load.exception is not None
         return too_large(load.exception.message, name, printed)
     if load.status == "crashed":
         detail = Detail(problem=Problem.CRASHED, printed=printed, note=f"exit code {load.exit_code}")
-        return LoadProblem(f"{name} stopped Python while it was loading", detail)
+        return LoadProblem(wording.LOAD_CRASHED % {"file": name}, detail)
     exception = load.exception
     assert exception is not None
     frames = exception.frames
@@ -76,7 +74,7 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
         traceback=frames,
         printed=printed,
     )
-    return LoadProblem(f"{name} stopped with an error while it was loading", detail)
+    return LoadProblem(wording.LOAD_RAISED % {"file": name}, detail)
 
 
 def too_large(cap: str, name: str, printed: str | None) -> LoadProblem:
@@ -89,11 +87,7 @@ def too_large(cap: str, name: str, printed: str | None) -> LoadProblem:
     """
     size = int(cap) if cap.isdigit() else 0
     detail = Detail(problem=Problem.RAISED, printed=printed, note=f"reply cap {size} bytes")
-    return LoadProblem(
-        f"{name} defines too much for the checker to report: the list of its functions and their "
-        f"parameters came to more than {cap_words(cap)}, the most one report from the sandbox may hold",
-        detail,
-    )
+    return LoadProblem(wording.LOAD_TOO_MUCH % {"file": name, "cap": cap_words(cap)}, detail)
 
 
 def cap_words(cap: str) -> str:
@@ -130,14 +124,14 @@ def function_problem(
     info = functions.get(challenge.function)
     if info is None and not defined and not has_code(text):
         return Status.NO_FUNCTION, LoadProblem(
-            f"{name} has no code yet: nothing was handed in", Detail(problem=Problem.NOTHING), ()
+            wording.LOAD_NOTHING % {"file": name}, Detail(problem=Problem.NOTHING), ()
         )
     if info is None:
         close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
-        note = f"{close[0]!r} is defined instead" if close else None
+        note = wording.DEFINED_INSTEAD % {"name": repr(close[0])} if close else None
         detail = Detail(problem=Problem.MISSING, note=note)
         return Status.NO_FUNCTION, LoadProblem(
-            f"No function named {challenge.function} in {name}", detail, defined
+            wording.LOAD_MISSING % {"fn": challenge.function, "file": name}, detail, defined
         )
     low, high = info.get("min", 0), info.get("max")
     wanted = len(challenge.params)
@@ -153,7 +147,8 @@ def function_problem(
             got=got,
         )
         return Status.BAD_SIGNATURE, LoadProblem(
-            f"{challenge.function} must take {wanted} argument{'s' if wanted != 1 else ''}",
+            (wording.LOAD_SIGNATURE_ONE if wanted == 1 else wording.LOAD_SIGNATURE_MANY)
+            % {"fn": challenge.function, "n": wanted},
             detail,
             defined,
         )

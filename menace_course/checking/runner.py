@@ -31,6 +31,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
+from menace_course import wording
 from menace_course.checking.compare import first_difference
 from menace_course.checking.problems import cap_words
 from menace_course.checking.proxy import CallRecord, SubmissionProxy
@@ -38,7 +39,7 @@ from menace_course.checking.suite import Case, call_text
 from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure, UnusableAnswer
 from menace_course.models import Detail, ErrorKind, Kind, Outcome, Problem, TestResult
 from menace_course.sandbox.outcomes import CallOutcome, refused_for_size
-from menace_course.student_view import MESSAGES, message_for
+from menace_course.student_view import MESSAGES, MESSAGES_PASSED, message_for
 
 __all__ = ["MESSAGES", "Ran", "run_case", "run_case_logged", "run_cases", "show"]
 
@@ -48,10 +49,12 @@ _repr.maxstring = _repr.maxother = 120
 _repr.maxlevel = 4
 
 #: Problems about the value returned, where a test's own hint helps.
-VALUE_PROBLEMS = frozenset({"different", "wrong_type", "changed_input", "broken_rule", "flaky"})
+VALUE_PROBLEMS = frozenset(
+    {Problem.DIFFERENT, Problem.WRONG_TYPE, Problem.CHANGED_INPUT, Problem.BROKEN_RULE, Problem.FLAKY}
+)
 #: Problems of a call that raised: a hidden test's own hint says what it checks (issue 24),
 #: since its input is not shown.
-CRASH_PROBLEMS = frozenset({"raised", "recursion"})
+CRASH_PROBLEMS = frozenset({Problem.RAISED, Problem.RECURSION})
 
 
 def show(value: Any) -> str:
@@ -60,31 +63,38 @@ def show(value: Any) -> str:
     return text if len(text) <= 400 else text[:200] + " … " + text[-150:]
 
 
-def _outcome_for(problem: str) -> Outcome:
-    if problem in ("timeout",):
+def _outcome_for(problem: Problem) -> Outcome:
+    if problem is Problem.TIMEOUT:
         return Outcome.TIMEOUT
-    if problem in ("budget", "dead"):
+    if problem in (Problem.BUDGET, Problem.DEAD):
         return Outcome.SKIPPED
-    if problem in ("raised", "crashed", "too_large", "memory", "recursion", "missing", "signature"):
+    if problem in (
+        Problem.RAISED,
+        Problem.CRASHED,
+        Problem.TOO_LARGE,
+        Problem.MEMORY,
+        Problem.RECURSION,
+        Problem.MISSING,
+        Problem.SIGNATURE,
+    ):
         return Outcome.ERROR
     return Outcome.FAILED
 
 
-def _call_detail(problem: str, record: CallRecord | None) -> dict[str, Any]:
+def _call_detail(problem: Problem, record: CallRecord | None) -> dict[str, Any]:
     """What the last call shows: the call, what it printed, the error and its frames."""
     if record is None:
-        return {"problem": Problem(problem)}
+        return {"problem": problem}
     outcome: CallOutcome | None = record.outcome
-    values: dict[str, Any] = {"problem": Problem(problem), "call": call_text(record.function, record.args)}
+    values: dict[str, Any] = {"problem": problem, "call": call_text(record.function, record.args)}
     if outcome is not None:
         if outcome.printed.text:
             suffix = f"\n… ({outcome.printed.dropped} more characters)" if outcome.printed.dropped else ""
             values["printed"] = outcome.printed.text + suffix
-        if problem == "too_large" and outcome.exception is not None:  # the worker stopped it, not Python
-            values["note"] = (
-                f"what it gave back (the value, and the arguments as it left them) came to more than "
-                f"{cap_words(outcome.exception.message)}, the most one reply from the sandbox may hold"
-            )
+        if (
+            problem is Problem.TOO_LARGE and outcome.exception is not None
+        ):  # the worker stopped it, not Python
+            values["note"] = wording.TOO_LARGE_NOTE % {"cap": cap_words(outcome.exception.message)}
             return values
         if outcome.exception is not None:
             values["error_type"] = outcome.exception.type_name
@@ -95,23 +105,23 @@ def _call_detail(problem: str, record: CallRecord | None) -> dict[str, Any]:
     return values
 
 
-def _problem_of(error: BaseException) -> str:
+def _problem_of(error: BaseException) -> Problem:
     if isinstance(error, CallProblem):
         exception = getattr(error.outcome, "exception", None)
         if error.status == "raised" and exception is not None:
             kind = ErrorKind.of(exception.type_name)  # a name among the fixed builtins, or None
             if kind is ErrorKind.MEMORY:
-                return "memory"
+                return Problem.MEMORY
             if kind is ErrorKind.RECURSION:
-                return "recursion"
+                return Problem.RECURSION
         if isinstance(error.outcome, CallOutcome) and refused_for_size(error.outcome):
-            return "too_large"  # the worker refused the reply: Python did not stop
-        return error.status
+            return Problem.TOO_LARGE  # the worker refused the reply: Python did not stop
+        return Problem(error.status)
     if isinstance(error, StudentFailure):
-        return str(error.problem)
+        return Problem(error.problem)
     if isinstance(error, AssertionError):
-        return "different"
-    return "flaky"  # the only other error a student causes (see _is_students)
+        return Problem.DIFFERENT
+    return Problem.FLAKY  # the only other error a student causes (see _is_students)
 
 
 def _error_kind(record: CallRecord | None) -> ErrorKind | None:
@@ -122,12 +132,12 @@ def _error_kind(record: CallRecord | None) -> ErrorKind | None:
     return ErrorKind.of(outcome.exception.type_name)
 
 
-def _detail(case: Case, error: BaseException, problem: str, record: CallRecord | None) -> Detail:
+def _detail(case: Case, error: BaseException, problem: Problem, record: CallRecord | None) -> Detail:
     if not case.is_visible:
         # The instructor's record: what the child said, never the call's inputs or the expected
         # value. A student sees only what student_view keeps of it (the problem, a builtin kind).
-        values: dict[str, Any] = {"problem": Problem(problem)}
-        if problem == "too_large":
+        values: dict[str, Any] = {"problem": problem}
+        if problem is Problem.TOO_LARGE:
             return Detail(**values)
         outcome = record.outcome if record is not None else None
         if outcome is not None and outcome.exception:
@@ -150,11 +160,11 @@ def _detail(case: Case, error: BaseException, problem: str, record: CallRecord |
     elif isinstance(error, ChangedInput):
         values["expected"] = show(error.before)
         values["argument_after"] = show(error.after)
-        values["note"] = f"argument {error.position + 1} was changed"
+        values["note"] = wording.ARGUMENT_CHANGED % {"n": error.position + 1}
         values["got_type"] = type(error.before).__name__  # the grader's own copy: list, dict...
     elif isinstance(error, UnusableAnswer):
         values["note"] = f"the test could not use it: {type(error.error).__name__}: {str(error.error)[:200]}"
-    elif problem in ("broken_rule", "different", "flaky"):
+    elif problem in (Problem.BROKEN_RULE, Problem.DIFFERENT, Problem.FLAKY):
         values["note"] = str(error)[:300] or None
     return Detail(**values)
 
@@ -206,7 +216,9 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
         "seconds": round(seconds, 4),
     }
     if error is None:
-        passed = TestResult(outcome=Outcome.PASSED, message="passed", points=case.points, hint=None, **common)
+        passed = TestResult(
+            outcome=Outcome.PASSED, message=MESSAGES_PASSED, points=case.points, hint=None, **common
+        )
         return passed, None
     if log is not None:
         detail = Detail(problem=Problem.GRADER)
@@ -216,7 +228,7 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
         return broken, log
     problem = _problem_of(error)
     record = proxy.last_call
-    if problem == "dead" and proxy.first_problem is not None:
+    if problem is Problem.DEAD and proxy.first_problem is not None:
         # Hypothesis retried after a timeout or crash: report the call that caused it.
         error, record = proxy.first_problem
         problem = _problem_of(error)
@@ -225,7 +237,7 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
         hint is None
         and not getattr(error, "own_advice", False)
         and problem in VALUE_PROBLEMS
-        and not (case.kind is Kind.EXAMPLE and problem == "changed_input")
+        and not (case.kind is Kind.EXAMPLE and problem is Problem.CHANGED_INPUT)
     ):
         # A test's hint speaks of values; a crash or a timeout has its own advice.
         hint = case.hint
@@ -233,9 +245,9 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
         hint = case.hint  # its input is not shown: the hint says what the check is about
     result = TestResult(
         outcome=_outcome_for(problem),
-        message=message_for(Problem(problem), _error_kind(record)),
+        message=message_for(problem, _error_kind(record)),
         points=0.0,
-        hint=hint if problem not in ("budget", "dead") else None,
+        hint=hint if problem not in (Problem.BUDGET, Problem.DEAD) else None,
         detail=_detail(case, error, problem, record),
         **common,
     )

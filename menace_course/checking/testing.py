@@ -37,10 +37,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
+from menace_course import wording
 from menace_course.checking.compare import same
 from menace_course.checking.failures import CallProblem as CallProblem  # kept importable from here
 from menace_course.checking.failures import StudentFailure as StudentFailure
 from menace_course.checking.importing import import_file
+from menace_course.models import Problem
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -96,11 +98,11 @@ class UnusableAnswer(StudentFailure):
     the challenge asks for. It is the student's failure (``wrong_type``), never a grader error.
     """
 
-    problem = "wrong_type"
+    problem = Problem.WRONG_TYPE
 
     def __init__(self, error: BaseException) -> None:
         """Keep what the test's code raised, for the instructor's record and a visible test's note."""
-        super().__init__("returned an answer the test could not use")
+        super().__init__(wording.UNUSABLE_ANSWER)
         self.error = error
 
 
@@ -113,12 +115,12 @@ class AnsweredDifferently(StudentFailure):
     something else.
     """
 
-    problem = "flaky"
+    problem = Problem.FLAKY
     own_advice = True
 
     def __init__(self) -> None:
         """A plain message: what was seen, never the values."""
-        super().__init__("gave a different answer when called again with the same arguments")
+        super().__init__(wording.ANSWERED_DIFFERENTLY)
 
 
 class Mismatch(StudentFailure):
@@ -126,20 +128,20 @@ class Mismatch(StudentFailure):
 
     def __init__(self, *, expected: Any, got: Any, hint: str | None = None) -> None:
         """Record both values (they are shown only for visible tests)."""
-        super().__init__("returned a different value", hint=hint)
+        super().__init__(wording.message(Problem.DIFFERENT), hint=hint)
         self.expected = expected
         self.got = got
-        self.problem = "wrong_type" if type(got) is not type(expected) else "different"
+        self.problem = Problem.WRONG_TYPE if type(got) is not type(expected) else Problem.DIFFERENT
 
 
 class ChangedInput(StudentFailure):
     """The function changed an argument it was given, though it must not."""
 
-    problem = "changed_input"
+    problem = Problem.CHANGED_INPUT
 
     def __init__(self, *, position: int, before: Any, after: Any, hint: str | None = None) -> None:
         """Record which argument changed and how."""
-        super().__init__("changed the list it was given", hint=hint)
+        super().__init__(wording.message(Problem.CHANGED_INPUT), hint=hint)
         self.position = position
         self.before = before
         self.after = after
@@ -148,7 +150,7 @@ class ChangedInput(StudentFailure):
 class Broken(StudentFailure):
     """A property every answer must have does not hold (e.g. a bead count below zero)."""
 
-    problem = "broken_rule"
+    problem = Problem.BROKEN_RULE
 
 
 # -- checks ----------------------------------------------------------------------------

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import click
 
-from menace_course import catalog
+from menace_course import catalog, wording
 from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source, calls_by_function, read_submission
-from menace_course.commands.options import challenge_option, course_option, sandbox_option
+from menace_course.commands.options import challenge_option, course_option, lang_option, sandbox_option
 from menace_course.course import Course, find_course
 from menace_course.errors import UsageError
+from menace_course.language import gettext as _
 from menace_course.models import Outcome, Status, SubmissionReport
 from menace_course.sandbox.launch import BwrapProbe, choose_kind
 from menace_course.terminal import print_feedback
@@ -37,8 +38,11 @@ def _read(course: Course, file: Path, slug: str | None) -> tuple[Source, list[Ch
     files = entry_files(file).files
     if len(files) != 1:
         raise UsageError(
-            f"{file} is a folder with {len(files)} .py or .ipynb files: name the challenge with "
-            "--challenge SLUG, and the file that defines its function is checked"
+            _(
+                "%(folder)s is a folder with %(count)s .py or .ipynb files: name the challenge with "
+                "--challenge SLUG, and the file that defines its function is checked"
+            )
+            % {"folder": file, "count": len(files)}
         )
     source = read_submission(files[0].path)
     return source, _challenges_for(course, source, slug)
@@ -64,7 +68,10 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
         if by_file_name:
             return by_file_name  # the report for that challenge says why the file cannot be read
         assert source.problem is not None
-        raise UsageError(f"{source.path.name} cannot be checked: {source.problem.message}")
+        message = wording.reworded(source.problem.message, _)
+        raise UsageError(
+            _("%(file)s cannot be checked: %(why)s") % {"file": source.path.name, "why": message}
+        )
     # The file could not be parsed, or defines none of the functions: guess from its text
     # or its name, so that a syntax error still gets feedback for the right challenge.
     names = set(re.findall(r"^\s*def\s+(\w+)", source.text, flags=re.MULTILINE)) | set(source.defined)
@@ -73,8 +80,11 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
         return found
     slugs = ", ".join(catalog.list_slugs(course))
     raise UsageError(
-        f"{source.path.name} defines none of the challenges' functions ({slugs}); "
-        "name the challenge with --challenge SLUG"
+        _(
+            "%(file)s defines none of the challenges' functions (%(slugs)s); "
+            "name the challenge with --challenge SLUG"
+        )
+        % {"file": source.path.name, "slugs": slugs}
     )
 
 
@@ -127,6 +137,7 @@ def _without_helpers(found: list[Challenge], source: Source) -> list[Challenge]:
     "your token goes in MENACE_TOKEN).",
 )
 @course_option
+@lang_option
 def check(
     file: Path,
     slug: str | None,

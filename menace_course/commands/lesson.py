@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from menace_course.commands.options import complete_slugs
+from menace_course.commands.options import complete_slugs, lang_option
 from menace_course.course import BUNDLED_COURSE, find_course
 from menace_course.errors import CourseError, UnknownChallenge, UsageError
 from menace_course.lesson import pixels
@@ -175,6 +175,7 @@ def _complete_start(ctx: click.Context, param: click.Parameter, incomplete: str)
 @click.argument("slug", shell_complete=_complete_start)
 @click.option("--force", is_flag=True, help="Replace files that are already here.")
 @_COURSE_OPTION
+@lang_option
 def start(slug: str, force: bool, course_dir: Path | None) -> int:
     """Write a challenge's starter file, or a step program, into this folder.
 
@@ -186,20 +187,23 @@ def start(slug: str, force: bool, course_dir: Path | None) -> int:
         python3 step3.py             runs it, with the page's numbers
     An existing file that differs is never replaced, unless you add --force.
     """
+    from menace_course.language import gettext as _
+
     found = STEP_SLUG.fullmatch(slug)
     if found:
         files = step_files(int(found.group(1)), course_dir)
-        next_step = f"Run it: python3 {slug}.py"
+        next_step = _("Run it: python3 %(slug)s.py") % {"slug": slug}
     else:
         files = challenge_files(slug, course_dir)
         next_step = (
-            f"What to write: menace show {slug}\n"
-            f"Write your function in {slug}.py, then: menace check {slug}.py"
+            _("What to write: menace show %(slug)s") % {"slug": slug}
+            + "\n"
+            + _("Write your function in %(slug)s.py, then: menace check %(slug)s.py") % {"slug": slug}
         )
     written = write_files(files, Path.cwd(), force)
     if written:
-        click.echo(f"Wrote {', '.join(written)}.")
+        click.echo(_("Wrote %(files)s.") % {"files": ", ".join(written)})
     else:
-        click.echo(f"{', '.join(files)} already here, unchanged.")
+        click.echo(_("%(files)s already here, unchanged.") % {"files": ", ".join(files)})
     click.echo(next_step)
     return 0

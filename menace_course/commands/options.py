@@ -87,3 +87,29 @@ def no_sandbox_option(verb: str, who: str = "this user") -> Callable[[F], F]:
 def force_option(help: str) -> Callable[[F], F]:
     """``--force``: replace what a command would otherwise refuse to overwrite."""
     return click.option("--force", is_flag=True, help=help)
+
+
+def _use_language(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    """Speak ``--lang``'s language from now on; an unknown one: English, and one line that says so."""
+    from menace_course import language
+
+    if not value:
+        return
+    found = language.known(value)
+    if found is None:
+        click.echo(f"menace: no translation for --lang {value!r}; showing English.", err=True)
+        found = language.ENGLISH
+    token = language.use(found)
+    ctx.call_on_close(lambda: language.reset(token))  # a command run in-process leaves no language behind
+
+
+#: ``--lang LANG``: the language of what the command prints (default: from LANG / LC_ALL / LC_MESSAGES).
+lang_option = click.option(
+    "--lang",
+    metavar="LANG",
+    default=None,
+    expose_value=False,
+    is_eager=True,
+    callback=_use_language,
+    help="The language to speak: en or zh_TW (default: from LANG, LC_ALL or LC_MESSAGES).",
+)

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from menace_course import catalog
-from menace_course.commands.options import complete_slugs, course_option
+from menace_course.commands.options import complete_slugs, course_option, lang_option
 from menace_course.course import find_course
 from menace_course.errors import CourseError
 
@@ -29,6 +29,7 @@ from menace_course.errors import CourseError
     help="Print the markdown as written (the default when the output is not a terminal).",
 )
 @course_option
+@lang_option
 def show(slug: str, as_markdown: bool, course: Path | None) -> int:
     """Show the text of the challenge SLUG: what to write, and its rules.
 
@@ -47,10 +48,10 @@ def show(slug: str, as_markdown: bool, course: Path | None) -> int:
     if as_markdown or not sys.stdout.isatty():
         click.echo(text.rstrip("\n") + "\n", nl=False)
         return 0
-    next_steps = (
-        f"Start from the starter file: menace start {challenge.slug}\n"
-        f"Check your function:         menace check {challenge.slug}.py\n"
-    )
+    from menace_course.language import gettext as _
+
+    next_steps = _("Start from the starter file: menace start %(slug)s") % {"slug": challenge.slug} + "\n"
+    next_steps += _("Check your function:         menace check %(slug)s.py") % {"slug": challenge.slug} + "\n"
     from rich.console import Console
     from rich.markdown import Markdown
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from menace_course import __version__
+from menace_course import __version__, language
 from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source, read_submission
 from menace_course.course import Course, find_course
@@ -114,6 +114,7 @@ class Session:
     def _once(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, dict[str, Any], int]:
         url = _endpoint(self.server, path)
         headers = {"Accept": "application/json", "User-Agent": f"menace-course/{__version__}"}
+        headers["Accept-Language"] = language.current().replace("_", "-")  # the feedback's language
         data = None
         if body is not None:
             data = json.dumps(body).encode("utf-8")

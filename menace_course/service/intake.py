@@ -148,5 +148,8 @@ def _refusal(over: OverLimit) -> Rejected:
 
 
 def feedback(service: ServiceState, report: dict[str, Any], format: Format) -> str:
-    """The report in words, exactly as ``menace check --format FORMAT`` shows it."""
-    return render(SubmissionReport.from_dict(report), service.course.templates_dir, format)
+    """The report in words, exactly as ``menace check --format FORMAT`` shows it, in the page's language."""
+    from menace_course.service.languages import request_language
+
+    templates = service.course.templates_dir
+    return render(SubmissionReport.from_dict(report), templates, format, request_language())

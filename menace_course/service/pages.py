@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
+    Flask,
     Response,
     abort,
     current_app,
@@ -52,10 +53,13 @@ from menace_course.service.db.models import Attempt, AttemptStatus, User
 from menace_course.service.db.people import peek_login_link, role_in, use_login_link, user_by_token
 from menace_course.service.dispatch.waits import wait_for
 from menace_course.service.intake import Rejected, accept, feedback
+from menace_course.service.languages import install
 from menace_course.service.limits import LOGIN_LIMIT, limiter, submission_limit
 from menace_course.service.state import state
 
 pages = Blueprint("pages", __name__, static_folder="assets", static_url_path="/assets")
+# Every page speaks the browser's language where the course has it (service/languages.py).
+pages.record_once(lambda setup: install(cast(Flask, setup.app)))
 #: How long the no-JavaScript form waits for a check before showing the page anyway.
 FORM_WAIT_SECONDS = 10.0
 EDITOR_BUNDLE = Path(__file__).resolve().parent / "static" / "dist"
@@ -272,7 +276,7 @@ def login() -> ResponseReturnValue:
     with state().db.reading() as db:
         user = user_by_token(db, token) if token else None
     if user is None:
-        return render_template("login.html", next=target, problem="That token is not valid."), 401
+        return render_template("login.html", next=target, problem="bad_token"), 401
     sign_in(user, state().local_context_id)
     return redirect(target, code=303)
 
@@ -291,7 +295,7 @@ def _no_referrer(response: ResponseReturnValue, status: int | None = None) -> Re
 
 
 def _link_gone() -> Response:
-    page = render_template("login.html", next="/", problem="This sign-in link was used or has expired.")
+    page = render_template("login.html", next="/", problem="link_gone")
     return _no_referrer(page, 410)
 
 

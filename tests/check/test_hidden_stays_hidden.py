@@ -38,6 +38,7 @@ from menace_course.checking.runner import MESSAGES
 from menace_course.checking.suite import Suite, load_suite
 from menace_course.course import find_course
 from menace_course.feedback import render
+from menace_course.language import LOCALE_DIR
 from menace_course.models import SubmissionReport
 from menace_course.sandbox.launch import choose_kind
 from tests.support import REPO
@@ -189,6 +190,7 @@ def _public(suite: Suite) -> str:
     folder = COURSE.root / "challenges" / suite.challenge.slug
     parts = [p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file()]
     parts += [p.read_text(errors="replace") for p in TEMPLATES.rglob("*") if p.is_file()]
+    parts += [p.read_text(errors="replace") for p in LOCALE_DIR.rglob("*.po")]  # the wording, translated
     parts += [c.title for c in suite.cases]
     return "\n".join(parts)
 
@@ -330,6 +332,8 @@ def student_texts(report: SubmissionReport, capsys: pytest.CaptureFixture[str]) 
     from menace_course.exports.gradescope_results import results_json
 
     texts = {f: render(report, TEMPLATES, f) for f in ("text", "markdown", "html")}  # type: ignore[arg-type]
+    texts["text in zh_TW"] = render(report, TEMPLATES, "text", "zh_TW")  # the same view, in other words
+    texts["html in zh_TW"] = render(report, TEMPLATES, "html", "zh_TW")
     texts["json"] = json.dumps(check_json(report, capsys), ensure_ascii=False)
     gradescope = results_json(report, TEMPLATES, hidden="visible", execution_time=report.seconds)
     texts["gradescope results.json"] = json.dumps(gradescope, ensure_ascii=False)

@@ -31,6 +31,9 @@ LEAVES = (
     "menace_course.safe_text",
     "menace_course.atomic",
 )
+#: The words a student reads: the table keyed by the report's vocabulary (``wording``, which
+#: imports only ``models``) and the language chosen (``language``, the standard library only).
+WORDS = ("menace_course.wording", "menace_course.language")
 
 
 def module_name(path: Path) -> str:
@@ -110,6 +113,10 @@ def test_the_import_graph_sees_the_package():
 @pytest.mark.parametrize("leaf", LEAVES)
 def test_the_leaves_import_nothing_of_ours(leaf):
     assert violations((leaf,), ()) == {}
+
+
+def test_the_words_import_only_the_reports_vocabulary():
+    assert violations(WORDS, ("menace_course.models",)) == {}
 
 
 def test_the_results_model_needs_only_the_standard_library():
@@ -197,7 +204,7 @@ def test_files_copied_elsewhere_import_only_the_standard_library(module):
 
 def test_feedback_reads_reports_and_never_reaches_back_into_the_grader():
     # student_view is a function of a report alone: what a student may see of it.
-    allowed = ("menace_course.cache", "menace_course.student_view", *LEAVES)
+    allowed = ("menace_course.cache", "menace_course.student_view", *WORDS, *LEAVES)
     assert violations(("menace_course.feedback",), allowed) == {}
 
 
@@ -327,7 +334,7 @@ def _reaches(start: str, goal: str) -> bool:
 
 def test_the_proxy_and_the_authors_api_import_no_circle():
     # The failures both raise live in a leaf (issue 21, item 10): the proxy never reaches
-    # the author's API, and the leaf reaches nothing of ours.
+    # the author's API, and the leaf reaches only the vocabulary (models, itself a leaf).
     assert not _reaches("menace_course.checking.proxy", "menace_course.checking.testing")
-    assert _existing(GRAPH["menace_course.checking.failures"]) == set()
+    assert _existing(GRAPH["menace_course.checking.failures"]) <= {"menace_course.models"}
     assert "menace_course.checking.failures" in GRAPH["menace_course.checking.proxy"]

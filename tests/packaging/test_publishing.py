@@ -83,6 +83,11 @@ def test_the_wheel_asks_only_for_the_small_set_and_puts_the_rest_in_extras(metad
     assert [Requirement(r).name for r in grader] == ["hypothesis"]
 
 
+def test_the_wheel_carries_the_compiled_translations(wheel):
+    mo = "menace_course/locale/zh_TW/LC_MESSAGES/menace.mo"
+    assert wheel.read(mo) == (REPO / mo).read_bytes()
+
+
 def test_the_wheel_carries_the_grading_constraints(wheel):
     inside = wheel.read("menace_course/constraints/grading.txt").decode()
     assert inside == (REPO / "constraints" / "grading.txt").read_text(encoding="utf-8")

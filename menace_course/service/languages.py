@@ -1,0 +1,50 @@
+"""The language of a page the service answers, and gettext in its templates.
+
+A page speaks the language the student chose on a page (``?lang=zh_TW``, kept in the
+session; the links at the top of every page), else the one the browser asks for
+(``Accept-Language``, best first) when there is a catalog for it, else English: the
+service's student pages through jinja2's i18n extension (:func:`install`), and the feedback
+in them (``intake.feedback``) through the same catalogs as ``menace check``
+(:mod:`menace_course.language`). ``menace check --server`` sends its own language the same
+way, so the feedback it prints is in the student's language.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, has_request_context, request, session
+
+from menace_course import language
+
+#: Where the session keeps a language chosen on a page.
+CHOSEN = "language"
+
+
+def request_language() -> str:
+    """The language of this request's page: the one chosen, else the browser's first we have, else English."""
+    if not has_request_context():
+        return language.ENGLISH
+    chosen = session.get(CHOSEN)
+    if isinstance(chosen, str) and chosen in language.LANGUAGES:
+        return chosen
+    return language.best_match(request.accept_languages.values()) or language.ENGLISH
+
+
+def remember_choice() -> None:
+    """``?lang=zh_TW`` (or ``en``) on any page: keep that language for this browser's session."""
+    asked = request.args.get("lang")
+    found = language.known(asked) if asked else None
+    if found is not None and session.get(CHOSEN) != found:
+        session[CHOSEN] = found
+
+
+def install(app: Flask) -> None:
+    """Give ``app``'s templates ``_()`` and ``ngettext()`` in each request's language, and ``page_lang``."""
+    env = app.jinja_env
+    env.add_extension("jinja2.ext.i18n")
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda message: language.gettext(message, request_language()),
+        ngettext=lambda one, many, n: language.ngettext(one, many, n, request_language()),
+        newstyle=True,
+    )
+    app.before_request(remember_choice)
+    app.context_processor(lambda: {"page_lang": request_language().replace("_", "-")})
