@@ -25,8 +25,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import current_app, jsonify, request
+from flask import current_app, request
 from flask_limiter import Limiter
+
+from menace_course.service.refusal import Refusal
 
 #: Sign-in forms and links, per address (tokens are unguessable; this only keeps noise down).
 LOGIN_LIMIT = "20 per minute"
@@ -82,20 +84,15 @@ def runs_code(view: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if current_app.extensions["menace"].config.queue != "local":
-            refused = jsonify({"error": NO_CODE_HERE})
-            refused.status_code = 503
-            return refused
+            raise Refusal(503, "no_code_here", NO_CODE_HERE)
         try:
             require_checker()
         except AuthError as error:
-            message = (
-                "sign in to run programs here (with the token or link your instructor gave you)"
-                if error.status == 401
-                else str(error)
-            )
-            response = jsonify({"error": message})
-            response.status_code = error.status
-            return response
+            if error.status == 401:
+                raise AuthError(
+                    401, "sign in to run programs here (with the token or link your instructor gave you)"
+                ) from None
+            raise
         return view(*args, **kwargs)
 
     limited: Callable[..., Any] = limiter.limit(submission_limit)(guarded)

@@ -295,7 +295,7 @@ def test_the_widget_refuses_more_games_than_a_widget_plays_in_one_request(servic
         headers=headers,
         environ_base=environ,
     )
-    assert answer.status_code == 400 and f"at most {MAX_GAMES} games" in answer.get_json()["error"]
+    assert answer.status_code == 400 and f"at most {MAX_GAMES} games" in answer.get_json()["message"]
     assert MAX_GAMES <= 5000  # about a third of a second of CPU to replay
 
 
@@ -314,7 +314,7 @@ def test_a_widget_flood_of_fresh_long_logs_is_rate_limited_by_the_games_it_asks_
         )
         codes.append(answer.status_code)
         if answer.status_code == 429:
-            assert answer.headers.get("Retry-After") and "too many requests" in answer.get_json()["error"]
+            assert answer.headers.get("Retry-After") and "too many requests" in answer.get_json()["message"]
     assert codes[0] == 200 and codes[-1] == 429, codes
     assert codes.count(200) * MAX_GAMES <= 20_000
     other, other_headers, other_environ = _lesson_page(service_app, "198.51.100.79")
@@ -369,7 +369,7 @@ def test_one_student_runs_one_lesson_program_at_a_time_and_others_still_run(
     try:
         assert entered.wait(timeout=60)
         second = hog.post("/lesson/api/run", json={"step": 1, "source": "b"}, headers=hog_headers)
-        assert second.status_code == 429 and "still running" in second.get_json()["error"]
+        assert second.status_code == 429 and "still running" in second.get_json()["message"]
         assert second.headers["Retry-After"]
         theirs = other.post("/lesson/api/run", json={"step": 1, "source": "c"}, headers=other_headers)
         assert theirs.status_code == 200

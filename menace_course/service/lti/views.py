@@ -46,6 +46,7 @@ from menace_course.service.lti.launch import DEEP_LINKING, RESOURCE_LINK, Launch
 from menace_course.service.lti.models import LtiOutcome, LtiPlatform
 from menace_course.service.lti.runtime import lti_state
 from menace_course.service.lti.storage import SingleUseNonceSessionService, StateCookieService
+from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
 
 lti = Blueprint("lti", __name__, url_prefix="/lti", template_folder="templates", static_folder="static")
@@ -90,13 +91,13 @@ PICKING = "picking-"
 PICK_SECONDS = 2 * 60 * 60
 
 
-class Refused(Exception):
-    """A launch or login that cannot go on: a title, a sentence, what to do, an HTTP status."""
+class Refused(Refusal):
+    """A launch or login that cannot go on: a sentence, what to do, a status (its page: :func:`_refuse`)."""
 
     def __init__(self, status: int, reason: str, advice: str) -> None:
         """Keep what the page shows."""
-        super().__init__(reason)
-        self.status, self.reason, self.advice = status, reason, advice
+        super().__init__(status, "launch_refused", reason)
+        self.reason, self.advice = reason, advice
 
 
 def _launch_url() -> str:
