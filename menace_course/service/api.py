@@ -55,6 +55,18 @@ _ERRORS = {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
     },
 }
+#: The header of an answer that ends by itself: a 429, or a check whose wait was refused.
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Whole seconds to leave before asking again (honour it: sooner is refused)",
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
+_TOO_MANY = {
+    "description": "Too many requests, or a read sooner than a refused wait's Retry-After (`too_soon`)",
+    "headers": _RETRY_AFTER,
+    "content": {"application/json": {"schema": "Error"}},
+}
 _WAIT = {
     "name": "wait",
     "in": "query",
@@ -146,7 +158,8 @@ def _paced() -> None:
     requestBody={"required": True, "content": {"application/json": {"schema": "CheckRequest"}}},
     responses={
         "202": {
-            "description": "Stored and queued",
+            "description": "Stored and queued (Retry-After when the wait was refused: read it no sooner)",
+            "headers": _RETRY_AFTER,
             "content": {"application/json": {"schema": "CheckAccepted"}},
         },
         "200": {"description": "Done within ?wait", "content": {"application/json": {"schema": "Check"}}},
@@ -158,6 +171,7 @@ def _paced() -> None:
         "429": {
             "description": "The queue is full, too many of your checks wait, or too many requests: see "
             "Retry-After",
+            "headers": _RETRY_AFTER,
             "content": {"application/json": {"schema": "Error"}},
         },
     },
@@ -201,9 +215,14 @@ def post_check() -> tuple[Response, int] | Response:
         _FORMAT,
     ],
     responses={
-        "200": {"description": "The check", "content": {"application/json": {"schema": "Check"}}},
+        "200": {
+            "description": "The check (with Retry-After when it is not done and the wait was refused)",
+            "headers": _RETRY_AFTER,
+            "content": {"application/json": {"schema": "Check"}},
+        },
         **_ERRORS,
         "404": {"description": "No such check", "content": {"application/json": {"schema": "Error"}}},
+        "429": _TOO_MANY,
     },
 )
 def get_check(attempt_id: str) -> Response:
