@@ -131,20 +131,19 @@ def _finished(attempt_id: str, seconds: float) -> tuple[Attempt | None, int | No
     """The attempt after waiting up to ``seconds`` for it to be done, and the Retry-After its
     answer carries when the wait was refused (rationed per student: then answered at once)."""
     if seconds > 0 and not wait_for(attempt_id, seconds):
-        return _load(attempt_id), pacer().refused(rate_key())
+        return _load(attempt_id), pacer().refused(f"read:{rate_key()}")
     return _load(attempt_id), None
 
 
-def _paced() -> None:
-    """Refuse a read of a check before the Retry-After of a refused wait (:class:`~.waits.Pacer`)."""
-    later = pacer().too_soon(rate_key())
+def _paced(what: str, key: str) -> None:
+    """Refuse a request before the Retry-After its sender was given (:class:`~.waits.Pacer`).
+
+    ``what`` is ``read`` (after a refused wait) or ``check`` (after a refused check).
+    """
+    later = pacer().too_soon(f"{what}:{key}")
     if later is not None:
-        raise Refusal(
-            429,
-            "too_soon",
-            f"your last wait was refused: read the check again in {later} s, not sooner",
-            later,
-        )
+        message = f"you were asked to wait: send this again in {later} s, not sooner"
+        raise Refusal(429, "too_soon", message, later)
 
 
 @api.post("/checks")
@@ -189,7 +188,14 @@ def post_check() -> tuple[Response, int] | Response:
         fields = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in sorted(invalid.messages_dict.items()))
         raise Refusal(400, "bad_request", f"the body is not a check request ({fields})") from None
     wait, format = _wait_seconds(), _format()
-    attempt = accept(state(), person, data["challenge"], data["filename"], data["source"])
+    key = rate_key()
+    _paced("check", key)
+    try:
+        attempt = accept(state(), person, data["challenge"], data["filename"], data["source"])
+    except Refusal as refused:
+        if refused.status == 429 and refused.retry_after is not None:
+            pacer().refused(f"check:{key}", refused.retry_after)  # sooner is refused from memory
+        raise
     if not person.signed_in and current_app.config["SESSION_COOKIE_NAME"] in request.cookies:
         remember_anonymous(attempt.id)  # a browser practising: its page lists it after a reload
     done, retry_after = _finished(attempt.id, wait) if wait else (attempt, None)
@@ -227,7 +233,7 @@ def post_check() -> tuple[Response, int] | Response:
 )
 def get_check(attempt_id: str) -> Response:
     """A check: queued, running, or done with its report."""
-    _paced()
+    _paced("read", rate_key())
     person = who()
     attempt = _load(attempt_id)
     if attempt is None:

@@ -104,7 +104,7 @@ def test_a_read_too_soon_after_a_refused_wait_is_a_429_with_retry_after(
 
     user_id, token = add_user(service_app)
     pacer = service_app.extensions.setdefault("menace_pacer", Pacer())
-    pacer.refused(f"user:{user_id}")
+    pacer.refused(f"read:user:{user_id}")
     _shape(client.get("/api/v1/checks/nope", headers=bearer(token)), 429, "too_soon", retry_after=True)
 
 

@@ -11,6 +11,11 @@ must leave that long before it reads the check again. :class:`Pacer` holds it to
 read before then is refused (429 ``too_soon``) and pushes the next allowed read twice as
 far (up to :data:`MOST_PENALTY` seconds), so polling fast past a refused wait only costs
 the poller. The rate limit on reading checks (:data:`POLL_LIMIT`) bounds the rest.
+
+The same pacer keeps new checks to the ``Retry-After`` of a refused one (a full queue, too
+many of yours waiting): a check sent sooner is refused from memory, before the database is
+touched. Under a flood of 50 addresses retrying at once, that is what keeps the
+database's write lock free for everyone else's checks (``bench/bench_abuse.py``).
 """
 
 from __future__ import annotations
@@ -83,14 +88,14 @@ class Pacer:
         self._lock = threading.Lock()
         self._after: dict[str, tuple[float, float]] = {}  #: who -> (not before, the next penalty)
 
-    def refused(self, who: str) -> int:
-        """``who``'s wait was refused: they may read again in the seconds returned (Retry-After)."""
+    def refused(self, who: str, seconds: int = REFUSED_WAIT_RETRY) -> int:
+        """``who`` was told to come back in ``seconds`` (Retry-After); returns ``seconds``."""
         now = self._clock()
         with self._lock:
             if len(self._after) >= REMEMBERED:
                 self._after = {k: v for k, v in self._after.items() if v[0] > now}
-            self._after[who] = (now + REFUSED_WAIT_RETRY, REFUSED_WAIT_RETRY)
-        return REFUSED_WAIT_RETRY
+            self._after[who] = (now + seconds, seconds)
+        return seconds
 
     def too_soon(self, who: str) -> int | None:
         """None when ``who`` may read now; else the seconds they must still leave, made longer."""
