@@ -120,7 +120,7 @@ def _answer(refusal: Refusal) -> Response:
             response.headers["WWW-Authenticate"] = 'Bearer realm="menace"'
         return response
     title = TITLES.get(refusal.status, "Error")
-    html = render_template(
+    html = refusal.page() or render_template(
         "error.html", code=refusal.status, title=title, message=refusal.message, person=_person()
     )
     response = Response(html, status=refusal.status, mimetype="text/html")

@@ -10,7 +10,7 @@ lesson page's in its tests, answers its refusals with :func:`json_answer` alone.
 
     Refusal                    status, code, message, retry_after
      ├── AuthError             (service.auth) no credentials 401, not allowed 403, replaced 409
-     └── Refused               (service.lti.views) a launch that cannot go on: with advice
+     └── Refused               (service.lti.views) a launch that cannot go on: its own page, with advice
 
 Everything else (malformed input, unknown challenges, full queues, the lesson runner's
 slots, early polls) raises ``Refusal`` itself. Exceptions that are not ours (Werkzeug's
@@ -45,6 +45,10 @@ class Refusal(Exception):
         self.code = code
         self.message = message
         self.retry_after = None if retry_after is None else max(1, int(retry_after))
+
+    def page(self) -> str | None:
+        """The HTML a browser route shows for it; None: the service's error page (a subclass's own)."""
+        return None
 
 
 def json_answer(refusal: Refusal) -> Response:
