@@ -5,7 +5,8 @@ anonymous visitor by their address (behind a reverse proxy, ``--behind-proxy`` m
 the client's, not the proxy's). Limits are counted in this process's memory, which is
 right for the one web process ``menace serve`` runs.
 
-``Retry-After`` is sent only on a 429, and says when *that* refusal ends: the rate
+``Retry-After`` is sent on a 429 (and on a check whose wait was refused: see
+:mod:`.dispatch.waits`), and says when *that* refusal ends: the rate
 limit's window (:func:`seconds_until_allowed`), or the seconds the queue or the student's
 own waiting checks need (set by whoever refused). Flask-Limiter's own headers are off,
 because it would put ``Retry-After`` on every answer, a 202 included, and stretch a
