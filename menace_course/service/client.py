@@ -45,6 +45,10 @@ class ServiceError(UsageError):
     """The check service could not be reached, refused the request, or failed (exit 2)."""
 
 
+class TooBusy(ServiceError):
+    """The service kept refusing (429) until the check's deadline."""
+
+
 @dataclass(frozen=True)
 class RemoteCheck:
     """One challenge checked on the service: its report and its feedback in the format asked."""
@@ -112,7 +116,7 @@ class Session:
         """Sleep ``seconds`` (at most :data:`MOST_BACKOFF`), or give up if that ends past ``deadline``."""
         seconds = min(seconds, MOST_BACKOFF)
         if self.clock() + seconds > deadline:
-            raise ServiceError(f"the check service is too busy ({why}); try again later")
+            raise TooBusy(f"the check service is too busy ({why}); try again later")
         self.sleep(seconds)
 
     def request(
@@ -252,7 +256,7 @@ def check_remote(
             status, data, retry_after = session.request(
                 "GET", f"{url}?wait={WAIT_SECONDS}{wanted}", None, deadline
             )
-        except ServiceError:
+        except TooBusy:
             raise ServiceError(unfinished) from None
         if status != 200:
             raise _refused(status, data, session.server)
