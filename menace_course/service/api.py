@@ -7,7 +7,8 @@
     GET  /api/v1/challenges                  the course's challenges
     GET  /api/v1/openapi.json                this API, described
 
-Every error is JSON: ``{"error": code, "message": sentence}`` with its HTTP status.
+Every error is a :class:`~.refusal.Refusal`, answered by the app's one handler as JSON,
+``{"error": code, "message": sentence}``, with its HTTP status (and ``Retry-After`` when it ends by itself).
 """
 
 from __future__ import annotations
@@ -20,12 +21,19 @@ from marshmallow import ValidationError
 from menace_course import catalog
 from menace_course.feedback import Format
 from menace_course.models import SubmissionReport
-from menace_course.service.auth import check_csrf_for_cookie, remember_anonymous, require_checker, who
+from menace_course.service.auth import (
+    AuthError,
+    check_csrf_for_cookie,
+    remember_anonymous,
+    require_checker,
+    who,
+)
 from menace_course.service.db.models import Attempt, AttemptStatus
-from menace_course.service.dispatch.waits import POLL_LIMIT, wait_for
-from menace_course.service.intake import Rejected, accept, feedback
-from menace_course.service.limits import limiter, submission_limit
+from menace_course.service.dispatch.waits import POLL_LIMIT, pacer, wait_for
+from menace_course.service.intake import accept, feedback
+from menace_course.service.limits import limiter, rate_key, submission_limit
 from menace_course.service.openapi import build_spec, documented
+from menace_course.service.refusal import Refusal
 from menace_course.service.schemas import CheckRequestSchema
 from menace_course.service.state import state
 from menace_course.student_view import student_dict
@@ -47,6 +55,18 @@ _ERRORS = {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
     },
 }
+#: The header of an answer that ends by itself: a 429, or a check whose wait was refused.
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Whole seconds to leave before asking again (honour it: sooner is refused)",
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
+_TOO_MANY = {
+    "description": "Too many requests, or a read sooner than a refused wait's Retry-After (`too_soon`)",
+    "headers": _RETRY_AFTER,
+    "content": {"application/json": {"schema": "Error"}},
+}
 _WAIT = {
     "name": "wait",
     "in": "query",
@@ -61,23 +81,14 @@ _FORMAT = {
 }
 
 
-def error(status: int, code: str, message: str, retry_after: int | None = None) -> Response:
-    """A JSON error response."""
-    response = jsonify({"error": code, "message": message})
-    response.status_code = status
-    if retry_after is not None:
-        response.headers["Retry-After"] = str(retry_after)
-    return response
-
-
 def _wait_seconds() -> float:
     raw = request.args.get("wait", "0")
     try:
         seconds = float(raw)
     except ValueError:
-        raise Rejected(400, "bad_request", f"wait={raw[:20]!r} is not a number of seconds") from None
+        raise Refusal(400, "bad_request", f"wait={raw[:20]!r} is not a number of seconds") from None
     if not 0 <= seconds <= 3600:
-        raise Rejected(400, "bad_request", "wait must be between 0 and the service's limit")
+        raise Refusal(400, "bad_request", "wait must be between 0 and the service's limit")
     return min(seconds, state().config.max_wait_seconds)
 
 
@@ -86,7 +97,7 @@ def _format() -> Format | None:
     if raw is None:
         return None
     if raw not in FORMATS:
-        raise Rejected(400, "bad_request", f"format must be one of {', '.join(FORMATS)}")
+        raise Refusal(400, "bad_request", f"format must be one of {', '.join(FORMATS)}")
     return raw  # type: ignore[return-value]
 
 
@@ -116,11 +127,23 @@ def _load(attempt_id: str) -> Attempt | None:
         return db.get(Attempt, attempt_id) if len(attempt_id) <= 36 else None
 
 
-def _finished(attempt_id: str, seconds: float) -> Attempt | None:
-    """The attempt after waiting up to ``seconds`` for it to be done."""
-    if seconds > 0:
-        wait_for(attempt_id, seconds)  # rationed per student: past it, answered at once
-    return _load(attempt_id)
+def _finished(attempt_id: str, seconds: float) -> tuple[Attempt | None, int | None]:
+    """The attempt after waiting up to ``seconds`` for it to be done, and the Retry-After its
+    answer carries when the wait was refused (rationed per student: then answered at once)."""
+    if seconds > 0 and not wait_for(attempt_id, seconds):
+        return _load(attempt_id), pacer().refused(f"read:{rate_key()}")
+    return _load(attempt_id), None
+
+
+def _paced(what: str, key: str) -> None:
+    """Refuse a request before the Retry-After its sender was given (:class:`~.waits.Pacer`).
+
+    ``what`` is ``read`` (after a refused wait) or ``check`` (after a refused check).
+    """
+    later = pacer().too_soon(f"{what}:{key}")
+    if later is not None:
+        message = f"you were asked to wait: send this again in {later} s, not sooner"
+        raise Refusal(429, "too_soon", message, later)
 
 
 @api.post("/checks")
@@ -134,7 +157,8 @@ def _finished(attempt_id: str, seconds: float) -> Attempt | None:
     requestBody={"required": True, "content": {"application/json": {"schema": "CheckRequest"}}},
     responses={
         "202": {
-            "description": "Stored and queued",
+            "description": "Stored and queued (Retry-After when the wait was refused: read it no sooner)",
+            "headers": _RETRY_AFTER,
             "content": {"application/json": {"schema": "CheckAccepted"}},
         },
         "200": {"description": "Done within ?wait", "content": {"application/json": {"schema": "Check"}}},
@@ -146,6 +170,7 @@ def _finished(attempt_id: str, seconds: float) -> Attempt | None:
         "429": {
             "description": "The queue is full, too many of your checks wait, or too many requests: see "
             "Retry-After",
+            "headers": _RETRY_AFTER,
             "content": {"application/json": {"schema": "Error"}},
         },
     },
@@ -156,23 +181,32 @@ def post_check() -> tuple[Response, int] | Response:
     person = require_checker()
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        return error(400, "bad_request", "the body must be a JSON object: {challenge, filename, source}")
+        raise Refusal(400, "bad_request", "the body must be a JSON object: {challenge, filename, source}")
     try:
         data = CheckRequestSchema().load(body)
     except ValidationError as invalid:
         fields = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in sorted(invalid.messages_dict.items()))
-        return error(400, "bad_request", f"the body is not a check request ({fields})")
+        raise Refusal(400, "bad_request", f"the body is not a check request ({fields})") from None
     wait, format = _wait_seconds(), _format()
-    attempt = accept(state(), person, data["challenge"], data["filename"], data["source"])
+    key = rate_key()
+    _paced("check", key)
+    try:
+        attempt = accept(state(), person, data["challenge"], data["filename"], data["source"])
+    except Refusal as refused:
+        if refused.status == 429 and refused.retry_after is not None:
+            pacer().refused(f"check:{key}", refused.retry_after)  # sooner is refused from memory
+        raise
     if not person.signed_in and current_app.config["SESSION_COOKIE_NAME"] in request.cookies:
         remember_anonymous(attempt.id)  # a browser practising: its page lists it after a reload
-    done = _finished(attempt.id, wait) if wait else attempt
+    done, retry_after = _finished(attempt.id, wait) if wait else (attempt, None)
     assert done is not None
     if done.status is AttemptStatus.DONE:
         return jsonify(view(done, format)), 200
     short = {k: v for k, v in view(done).items() if k in ("id", "status", "url")}
     response = jsonify(short)
     response.headers["Location"] = short["url"]
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
     return response, 202
 
 
@@ -187,25 +221,35 @@ def post_check() -> tuple[Response, int] | Response:
         _FORMAT,
     ],
     responses={
-        "200": {"description": "The check", "content": {"application/json": {"schema": "Check"}}},
+        "200": {
+            "description": "The check (with Retry-After when it is not done and the wait was refused)",
+            "headers": _RETRY_AFTER,
+            "content": {"application/json": {"schema": "Check"}},
+        },
         **_ERRORS,
         "404": {"description": "No such check", "content": {"application/json": {"schema": "Error"}}},
+        "429": _TOO_MANY,
     },
 )
 def get_check(attempt_id: str) -> Response:
     """A check: queued, running, or done with its report."""
+    _paced("read", rate_key())
     person = who()
     attempt = _load(attempt_id)
     if attempt is None:
-        return error(404, "not_found", "no check has this id")
+        raise Refusal(404, "not_found", "no check has this id")
     if attempt.user_id is not None and not person.signed_in:
-        return error(401, "unauthorized", "sign in to see this check (Authorization: Bearer <token>)")
+        raise AuthError(401, "sign in to see this check (Authorization: Bearer <token>)")
     if not person.may_see(attempt.user_id, attempt.context_id):
-        return error(403, "forbidden", "this check is someone else's")
-    format = _format()
+        raise AuthError(403, "this check is someone else's")
+    format, retry_after = _format(), None
     if attempt.status is not AttemptStatus.DONE:
-        attempt = _finished(attempt_id, _wait_seconds()) or attempt
-    return jsonify(view(attempt, format))
+        found, retry_after = _finished(attempt_id, _wait_seconds())
+        attempt = found or attempt
+    response = jsonify(view(attempt, format))
+    if retry_after is not None and attempt.status is not AttemptStatus.DONE:
+        response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 @api.get("/challenges")

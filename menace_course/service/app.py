@@ -21,15 +21,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, current_app, g, jsonify, render_template, request, session
+from flask import Flask, Response, current_app, g, render_template, request, session
 from flask.sessions import SecureCookieSessionInterface
-from flask_limiter.errors import RateLimitExceeded
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.exc import IntegrityError
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from menace_course.course import find_course
-from menace_course.service.auth import AuthError
 from menace_course.service.config import ServiceConfig
 from menace_course.service.db.attempts import unfinished
 from menace_course.service.db.engine import Database
@@ -38,8 +35,8 @@ from menace_course.service.db.people import context_for
 from menace_course.service.dispatch import Dispatcher, make_dispatcher
 from menace_course.service.dispatch.base import CheckJob
 from menace_course.service.inputs import printable, refuse_malformed
-from menace_course.service.intake import Rejected
 from menace_course.service.limits import limiter, runs_code, seconds_until_allowed, widget_limited
+from menace_course.service.refusal import Refusal, as_refusal, json_answer
 from menace_course.service.state import DatabaseRecorder, ServiceState
 from menace_course.service.static_files import serve_static_well
 
@@ -92,7 +89,7 @@ def _local_context(db: Database) -> int:
     raise AssertionError("unreachable")
 
 
-#: The lesson page's own JSON API answers errors as ``{"error": sentence}`` (its script shows it).
+#: The lesson page's own JSON API (its errors are JSON too, in the API's shape).
 LESSON_API = "/lesson/api/"
 
 
@@ -100,31 +97,36 @@ def _wants_json() -> bool:
     return request.path.startswith(("/api/", LESSON_API)) or request.path == "/healthz"
 
 
-def _error_response(status: int, code: str, message: str, retry_after: int | None = None) -> Response:
-    if request.path.startswith(LESSON_API):
-        response = jsonify({"error": message})
-    elif _wants_json():
-        response = jsonify({"error": code, "message": message})
-    else:
-        titles = {
-            400: "Bad request",
-            401: "Sign in first",
-            403: "Not allowed",
-            404: "Not found",
-            405: "Not allowed",
-            409: "Signed in as someone else",
-            410: "Gone",
-            413: "Too large",
-            429: "Too many checks",
-            500: "Our fault",
-        }
-        html = render_template(
-            "error.html", code=status, title=titles.get(status, "Error"), message=message, person=_person()
-        )
-        response = Response(html, mimetype="text/html")
-    response.status_code = status
-    if retry_after is not None:
-        response.headers["Retry-After"] = str(retry_after)
+#: The error page's title, by status.
+TITLES = {
+    400: "Bad request",
+    401: "Sign in first",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Not allowed",
+    409: "Signed in as someone else",
+    410: "Gone",
+    413: "Too large",
+    429: "Too many checks",
+    500: "Our fault",
+    503: "Not here",
+}
+
+
+def _answer(refusal: Refusal) -> Response:
+    """JSON on the APIs (:func:`~.refusal.json_answer`), the error page elsewhere."""
+    if _wants_json():
+        response = json_answer(refusal)
+        if refusal.status == 401:
+            response.headers["WWW-Authenticate"] = 'Bearer realm="menace"'
+        return response
+    title = TITLES.get(refusal.status, "Error")
+    html = refusal.page() or render_template(
+        "error.html", code=refusal.status, title=title, message=refusal.message, person=_person()
+    )
+    response = Response(html, status=refusal.status, mimetype="text/html")
+    if refusal.retry_after is not None:
+        response.headers["Retry-After"] = str(refusal.retry_after)
     return response
 
 
@@ -152,53 +154,24 @@ def _signed_in_as_someone_else() -> str | None:
 
 
 def _register_errors(app: Flask) -> None:
-    @app.errorhandler(Rejected)
-    def rejected(error: Rejected) -> Response:
-        return _error_response(error.status, error.code, error.message, error.retry_after)
+    """The app's one error handler: every refusal (:mod:`.refusal`) answered in one shape.
 
-    @app.errorhandler(AuthError)
-    def auth(error: AuthError) -> Response:
-        code = {401: "unauthorized", 409: "signed_in_as_someone_else"}.get(error.status, "forbidden")
-        response = _error_response(error.status, code, str(error))
-        if error.status == 401 and _wants_json():
-            response.headers["WWW-Authenticate"] = 'Bearer realm="menace"'
-        return response
+    Registered for ``Refusal`` as well, over the JSON-only answer a blueprint brings for an
+    app of its own (the lesson page's).
+    """
 
-    @app.errorhandler(CSRFError)
-    def csrf_failed(error: CSRFError) -> Response:
-        replaced = _signed_in_as_someone_else()
-        if replaced is not None:
-            return _error_response(409, "signed_in_as_someone_else", replaced)
-        return _error_response(
-            400, "csrf", f"the form was stale or forged ({error.description}); reload the page"
-        )
-
-    @app.errorhandler(RequestEntityTooLarge)
-    def too_large(error: RequestEntityTooLarge) -> Response:
-        limit = app.config["MAX_CONTENT_LENGTH"] // 1024
-        return _error_response(413, "too_large", f"the request is larger than {limit} KB")
-
-    @app.errorhandler(RateLimitExceeded)
-    def rate_limited(error: RateLimitExceeded) -> Response:
-        return _error_response(
-            429,
-            "rate_limited",
-            f"too many requests ({error.description}); slow down",
-            seconds_until_allowed(),
-        )
-
-    @app.errorhandler(HTTPException)
-    def http(error: HTTPException) -> Response:
-        status = error.code or 500
-        code = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}.get(status, "error")
-        return _error_response(status, code, error.description or "")
-
+    @app.errorhandler(Refusal)
     @app.errorhandler(Exception)
-    def crashed(error: Exception) -> Response:
-        log.error("%s %s failed: %s", printable(request.method), printable(request.path), _where(error))
-        return _error_response(
-            500, "internal", "the service failed on this request; this is not your mistake"
-        )
+    def refused(error: Exception) -> Response:
+        refusal = as_refusal(error, app.config["MAX_CONTENT_LENGTH"] // 1024, seconds_until_allowed())
+        if refusal is None:
+            log.error("%s %s failed: %s", printable(request.method), printable(request.path), _where(error))
+            refusal = Refusal(500, "internal", "the service failed on this request; this is not your mistake")
+        if refusal.code == "csrf":
+            replaced = _signed_in_as_someone_else()
+            if replaced is not None:
+                refusal = Refusal(409, "signed_in_as_someone_else", replaced)
+        return _answer(refusal)
 
 
 def _where(error: Exception) -> str:

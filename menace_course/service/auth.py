@@ -24,6 +24,7 @@ from wtforms import ValidationError
 
 from menace_course.service.db.models import Role, User
 from menace_course.service.db.people import role_in, user_by_token
+from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
 
 #: Anonymous attempts a browser remembers (``--open``).
@@ -63,13 +64,13 @@ class Who:
         return owner_id == self.user_id or self.is_instructor
 
 
-class AuthError(Exception):
-    """The request's credentials are missing (401) or not good enough (403)."""
+class AuthError(Refusal):
+    """The request's credentials are missing (401), not good enough (403), or replaced (409)."""
 
     def __init__(self, status: int, message: str) -> None:
-        """Keep the HTTP status with the message."""
-        super().__init__(message)
-        self.status = status
+        """The refusal of this status (its code follows from it: ``forbidden`` for a 403)."""
+        code = {401: "unauthorized", 409: "signed_in_as_someone_else"}.get(status, "forbidden")
+        super().__init__(status, code, message)
 
 
 def _anonymous() -> Who:

@@ -6,7 +6,11 @@ course's own templates, so a kit with older wording still shows the service's). 
 standard library is used here: a student's kit has no web libraries and needs none.
 
 The token comes from ``MENACE_TOKEN`` (never an option: it would stay in the shell's
-history). A full queue (429) is waited out politely, a few times, as ``Retry-After`` says.
+history). The service's ``Retry-After`` is always honoured: a refusal that ends by itself
+(429: a full queue, too many of yours waiting, the rate limit) is waited out for as long as
+it says, and at least twice as long as the time before (1, 2, 4 ... 60 s); a check whose wait
+the service refused is read again no sooner than it says. All of it within
+:data:`GIVE_UP_SECONDS` for the whole check, after which the client says where to look.
 """
 
 from __future__ import annotations
@@ -33,12 +37,16 @@ from menace_course.student_view import student_dict, student_view
 WAIT_SECONDS = 25
 #: How long a check may take in all before the client gives up and says where to look.
 GIVE_UP_SECONDS = 300.0
-#: How many times a full queue is waited out.
-QUEUE_RETRIES = 5
+#: The longest one wait between requests (a Retry-After, or the back-off) lasts.
+MOST_BACKOFF = 60.0
 
 
 class ServiceError(UsageError):
     """The check service could not be reached, refused the request, or failed (exit 2)."""
+
+
+class TooBusy(ServiceError):
+    """The service kept refusing (429) until the check's deadline."""
 
 
 @dataclass(frozen=True)
@@ -91,27 +99,45 @@ def _endpoint(server: str, path: str) -> str:
 class Session:
     """Requests to one check service, with the student's token."""
 
-    def __init__(self, server: str, token: str | None, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        server: str,
+        token: str | None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """Talk to ``server`` (its address, or the URL of one of its pages) as the holder of ``token``."""
         self.server = service_address(server)
         self.token = token
         self.sleep = sleep
+        self.clock = clock
+
+    def pause(self, seconds: float, deadline: float, why: str) -> None:
+        """Sleep ``seconds`` (at most :data:`MOST_BACKOFF`), or give up if that ends past ``deadline``."""
+        seconds = min(seconds, MOST_BACKOFF)
+        if self.clock() + seconds > deadline:
+            raise TooBusy(f"the check service is too busy ({why}); try again later")
+        self.sleep(seconds)
 
     def request(
-        self, method: str, path: str, body: dict[str, Any] | None = None
-    ) -> tuple[int, dict[str, Any]]:
-        """One request; the status and the JSON answer. A full queue is waited out."""
-        for _ in range(QUEUE_RETRIES + 1):
+        self, method: str, path: str, body: dict[str, Any] | None = None, deadline: float | None = None
+    ) -> tuple[int, dict[str, Any], float]:
+        """One request; the status, the JSON answer, and its Retry-After (0 when none).
+
+        A 429 is waited out (see the module's docstring) until ``deadline`` (a time of
+        :attr:`clock`; :data:`GIVE_UP_SECONDS` from now when None).
+        """
+        deadline = self.clock() + GIVE_UP_SECONDS if deadline is None else deadline
+        backoff = 0.5
+        while True:
             status, data, retry_after = self._once(method, path, body)
             if status != 429:
-                return status, data
-            wait = min(max(retry_after, 1), 30)
-            self.sleep(wait)
-        raise ServiceError(
-            f"the check service is too busy ({data.get('message', 'queue full')}); try again later"
-        )
+                return status, data, retry_after
+            backoff = min(backoff * 2, MOST_BACKOFF)
+            self.pause(max(retry_after, backoff), deadline, str(data.get("message", "queue full")))
+            backoff = max(backoff, retry_after)
 
-    def _once(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, dict[str, Any], int]:
+    def _once(self, method: str, path: str, body: dict[str, Any] | None) -> tuple[int, dict[str, Any], float]:
         url = _endpoint(self.server, path)
         headers = {"Accept": "application/json", "User-Agent": f"menace-course/{__version__}"}
         headers["Accept-Language"] = language.current().replace("_", "-")  # the feedback's language
@@ -124,15 +150,20 @@ class Session:
         request = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=WAIT_SECONDS + 20) as response:
-                return response.status, _json(response.read(), url), 0
+                return response.status, _json(response.read(), url), _retry_after(response.headers, 0)
         except urllib.error.HTTPError as error:
             payload = _json(error.read(), url, strict=False)
-            retry = error.headers.get("Retry-After", "1") if error.headers else "1"
-            return error.code, payload, int(retry) if str(retry).isdigit() else 1
+            return error.code, payload, _retry_after(error.headers, 1)
         except urllib.error.URLError as error:
             raise ServiceError(_unreachable(self.server, error.reason)) from error
         except (TimeoutError, OSError) as error:
             raise ServiceError(_unreachable(self.server, error)) from error
+
+
+def _retry_after(headers: Any, default: float) -> float:
+    """The seconds a ``Retry-After`` header asks for (a number of seconds; else ``default``)."""
+    raw = str(headers.get("Retry-After", "") if headers else "").strip()
+    return float(min(int(raw), 3600)) if raw.isdigit() else default
 
 
 def _unreachable(server: str, reason: object) -> str:
@@ -207,18 +238,27 @@ def check_remote(
     """Check ``path`` against ``challenge`` on the service and wait for the report."""
     wanted = "" if output_format == "json" else f"&format={output_format}"
     body = {"challenge": challenge, "filename": path.name, "source": submission_text(path)}
-    status, data = session.request("POST", f"/api/v1/checks?wait={WAIT_SECONDS}{wanted}", body)
+    deadline = session.clock() + give_up
+    status, data, retry_after = session.request(
+        "POST", f"/api/v1/checks?wait={WAIT_SECONDS}{wanted}", body, deadline
+    )
     if status not in (200, 202):
         raise _refused(status, data, session.server)
-    started = time.monotonic()
     while data.get("status") != "done":
-        if time.monotonic() - started > give_up:
-            raise ServiceError(
-                f"the check service has not finished after {give_up:.0f} s; see it later at "
-                f"{session.server}{data.get('url', '')}"
-            )
         url = str(data.get("url") or f"/api/v1/checks/{urllib.parse.quote(str(data.get('id')))}")
-        status, data = session.request("GET", f"{url}?wait={WAIT_SECONDS}{wanted}")
+        unfinished = (
+            f"the check service has not finished after {give_up:.0f} s; see it later at {session.server}{url}"
+        )
+        if session.clock() + retry_after > deadline:
+            raise ServiceError(unfinished)
+        if retry_after:  # the service refused to wait for us: it says when to ask again
+            session.sleep(min(retry_after, MOST_BACKOFF))
+        try:
+            status, data, retry_after = session.request(
+                "GET", f"{url}?wait={WAIT_SECONDS}{wanted}", None, deadline
+            )
+        except TooBusy:
+            raise ServiceError(unfinished) from None
         if status != 200:
             raise _refused(status, data, session.server)
     report = data.get("report")
@@ -237,7 +277,7 @@ def check_remote(
 
 def _detect_remotely(session: Session, source: Source) -> list[str]:
     """The challenges a file answers, from the service's list (when there is no course here)."""
-    status, data = session.request("GET", "/api/v1/challenges")
+    status, data, _ = session.request("GET", "/api/v1/challenges")
     items = data.get("challenges") if status == 200 else None
     if not isinstance(items, list):
         raise _refused(status, data, session.server)

@@ -21,7 +21,7 @@ from typing import Any
 
 from flask import request
 
-from menace_course.service.intake import Rejected
+from menace_course.service.refusal import Refusal
 
 #: Deepest JSON a request may send (a check request is 1 level; the lesson widget's log 3).
 MAX_DEPTH = 32
@@ -33,8 +33,8 @@ def printable(value: object, limit: int = 300) -> str:
     return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
-def _bad(message: str) -> Rejected:
-    return Rejected(400, "bad_request", message)
+def _bad(message: str) -> Refusal:
+    return Refusal(400, "bad_request", message)
 
 
 def _string_problem(text: str) -> str | None:
@@ -53,7 +53,7 @@ def check_json(value: Any) -> None:
     Walks the value without recursion (the depth is what is being checked).
 
     Raises:
-        Rejected: 400, saying what is wrong.
+        Refusal: 400, saying what is wrong.
     """
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
@@ -91,7 +91,7 @@ def refuse_malformed() -> None:
     """The ``before_request`` check described in the module's docstring.
 
     Raises:
-        Rejected: 400, saying what is wrong.
+        Refusal: 400, saying what is wrong.
     """
     if "\x00" in request.path:
         raise _bad("the address holds a NUL byte")

@@ -32,21 +32,10 @@ from menace_course.service.auth import Who
 from menace_course.service.db.attempts import Limits, OverLimit, admit_attempt, waiting_in
 from menace_course.service.db.models import Attempt
 from menace_course.service.dispatch.base import CheckJob, QueueFull
+from menace_course.service.refusal import Refusal
 from menace_course.service.state import ServiceState
 
 FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.\-]{0,99}\.(py|ipynb)")
-
-
-class Rejected(Exception):
-    """A submission the service will not take: the HTTP status and why (and when to retry)."""
-
-    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
-        """Keep what the response needs."""
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
 
 
 def slugs(service: ServiceState) -> list[str]:
@@ -58,7 +47,7 @@ def check_challenge(service: ServiceState, slug: str) -> None:
     """Refuse an unknown challenge (400), with the close matches."""
     known = slugs(service)
     if slug not in known:
-        raise Rejected(400, "unknown_challenge", str(UnknownChallenge(slug, known)))
+        raise Refusal(400, "unknown_challenge", str(UnknownChallenge(slug, known)))
 
 
 def _filename(slug: str, filename: str | None, source: str) -> str:
@@ -67,7 +56,7 @@ def _filename(slug: str, filename: str | None, source: str) -> str:
         looks_like_notebook = source.lstrip().startswith("{") and '"cells"' in source[:100_000]
         return f"{slug}.ipynb" if looks_like_notebook else f"{slug}.py"
     if not FILENAME.fullmatch(filename):  # no folder part ("../x.py", "a/b.py", "C:\\x.py"), no NUL
-        raise Rejected(
+        raise Refusal(
             400,
             "bad_filename",
             f"the file name {filename[:60]!r} is not a plain name ending in .py or .ipynb",
@@ -79,15 +68,13 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
     """Store and queue one check (see the module's docstring).
 
     Raises:
-        Rejected: 400 unknown challenge or bad name, 413 too large, 429 too many waiting.
+        Refusal: 400 unknown challenge or bad name, 413 too large, 429 too many waiting.
     """
     check_challenge(service, slug)
     name = _filename(slug, filename, source)
     size = len(source.encode("utf-8", errors="replace"))
     if size > MAX_BYTES:
-        raise Rejected(
-            413, "too_large", f"the file is {size // 1024} KB; the limit is {MAX_BYTES // 1024} KB"
-        )
+        raise Refusal(413, "too_large", f"the file is {size // 1024} KB; the limit is {MAX_BYTES // 1024} KB")
     config = service.config
     limits = Limits(
         per_lane=config.per_user_queued,
@@ -114,7 +101,7 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
                 )
             enqueue(CheckJob.of(admitted.attempt, admitted.ahead))
     except QueueFull as full:
-        raise Rejected(429, "queue_full", str(full), retry_after=full.retry_after) from full
+        raise Refusal(429, "queue_full", str(full), retry_after=full.retry_after) from full
     except OverLimit as over:
         raise _refusal(over) from over
     return admitted.attempt
@@ -128,23 +115,23 @@ def lane(person: Who) -> str:
     return "addr:" + hashlib.sha256(address.encode("utf-8", "replace")).hexdigest()[:32]
 
 
-def _refusal(over: OverLimit) -> Rejected:
+def _refusal(over: OverLimit) -> Refusal:
     if over.which == "lane":
-        return Rejected(
+        return Refusal(
             429,
             "too_many_waiting",
             f"you have {over.waiting} checks waiting already; wait for them to finish",
             retry_after=2,
         )
     if over.which == "shared":
-        return Rejected(
+        return Refusal(
             429,
             "queue_full",
             f"{over.waiting} checks without a sign-in are waiting, the most this service takes; "
             "sign in, or try again shortly",
             retry_after=5,
         )
-    return Rejected(429, "queue_full", "the check queue is full; try again shortly", retry_after=5)
+    return Refusal(429, "queue_full", "the check queue is full; try again shortly", retry_after=5)
 
 
 def feedback(service: ServiceState, report: dict[str, Any], format: Format) -> str:

@@ -5,7 +5,8 @@ anonymous visitor by their address (behind a reverse proxy, ``--behind-proxy`` m
 the client's, not the proxy's). Limits are counted in this process's memory, which is
 right for the one web process ``menace serve`` runs.
 
-``Retry-After`` is sent only on a 429, and says when *that* refusal ends: the rate
+``Retry-After`` is sent on a 429 (and on a check whose wait was refused: see
+:mod:`.dispatch.waits`), and says when *that* refusal ends: the rate
 limit's window (:func:`seconds_until_allowed`), or the seconds the queue or the student's
 own waiting checks need (set by whoever refused). Flask-Limiter's own headers are off,
 because it would put ``Retry-After`` on every answer, a 202 included, and stretch a
@@ -27,8 +28,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import current_app, jsonify, request
+from flask import current_app, request
 from flask_limiter import Limiter
+
+from menace_course.service.refusal import Refusal
 
 #: Sign-in forms and links, per address (tokens are unguessable; this only keeps noise down).
 LOGIN_LIMIT = "20 per minute"
@@ -90,20 +93,15 @@ def runs_code(view: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         here = getattr(view, RUNS_IN_WEB_PROCESS, False) is True
         if current_app.extensions["menace"].config.queue != "local" and not here:
-            refused = jsonify({"error": NO_CODE_HERE})
-            refused.status_code = 503
-            return refused
+            raise Refusal(503, "no_code_here", NO_CODE_HERE)
         try:
             require_checker()
         except AuthError as error:
-            message = (
-                "sign in to run programs here (with the token or link your instructor gave you)"
-                if error.status == 401
-                else str(error)
-            )
-            response = jsonify({"error": message})
-            response.status_code = error.status
-            return response
+            if error.status == 401:
+                raise AuthError(
+                    401, "sign in to run programs here (with the token or link your instructor gave you)"
+                ) from None
+            raise
         return view(*args, **kwargs)
 
     limited: Callable[..., Any] = limiter.limit(submission_limit)(guarded)

@@ -52,9 +52,10 @@ from menace_course.service.db.attempts import best_scores, class_table, latest, 
 from menace_course.service.db.models import Attempt, AttemptStatus, User
 from menace_course.service.db.people import peek_login_link, role_in, use_login_link, user_by_token
 from menace_course.service.dispatch.waits import wait_for
-from menace_course.service.intake import Rejected, accept, feedback
+from menace_course.service.intake import accept, feedback
 from menace_course.service.languages import install
 from menace_course.service.limits import LOGIN_LIMIT, limiter, submission_limit
+from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
 
 pages = Blueprint("pages", __name__, static_folder="assets", static_url_path="/assets")
@@ -129,7 +130,7 @@ def index() -> str:
 
 
 def _challenge_page(
-    slug: str, code: str | None = None, problem: Rejected | None = None, shown_id: str | None = None
+    slug: str, code: str | None = None, problem: Refusal | None = None, shown_id: str | None = None
 ) -> str:
     challenge = _challenge(slug)
     person = who()
@@ -187,8 +188,8 @@ def check(slug: str) -> ResponseReturnValue:
         return redirect(url_for("pages.login", next=url_for("pages.challenge", slug=slug)))
     try:
         attempt = accept(state(), person, slug, f"{slug}.py", source)
-    except Rejected as rejected:
-        return _challenge_page(slug, code=source, problem=rejected), rejected.status
+    except Refusal as refused:
+        return _challenge_page(slug, code=source, problem=refused), refused.status
     if person.user_id is None:
         remember_anonymous(attempt.id)
     wait_for(attempt.id, FORM_WAIT_SECONDS)  # rationed like ?wait (dispatch.waits)

@@ -84,8 +84,8 @@ class ErrorSchema(Schema):
 
     error = fields.String(
         metadata={
-            "description": "e.g. unknown_challenge, too_large, unauthorized, "
-            "forbidden, queue_full, rate_limited, not_found, bad_request"
+            "description": "e.g. bad_request, unknown_challenge, bad_filename, unauthorized, forbidden, "
+            "not_found, too_large, queue_full, too_many_waiting, rate_limited, too_soon, internal"
         }
     )
     message = fields.String()

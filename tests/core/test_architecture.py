@@ -338,3 +338,67 @@ def test_the_proxy_and_the_authors_api_import_no_circle():
     assert not _reaches("menace_course.checking.proxy", "menace_course.checking.testing")
     assert _existing(GRAPH["menace_course.checking.failures"]) <= {"menace_course.models"}
     assert "menace_course.checking.failures" in GRAPH["menace_course.checking.proxy"]
+
+SERVICE = PACKAGE / "service"
+#: The one module that makes an error answer (``service.refusal``).
+REFUSAL_HOME = SERVICE / "refusal.py"
+
+
+def _base_names(node: ast.ClassDef) -> set[str]:
+    return {
+        b.id if isinstance(b, ast.Name) else b.attr
+        for b in node.bases
+        if isinstance(b, ast.Name | ast.Attribute)
+    }
+
+
+def _sets_status(node: ast.ClassDef) -> bool:
+    """Does the class keep an HTTP status (``self.status = ...``, or a ``status`` field)?"""
+    for item in ast.walk(node):
+        targets = item.targets if isinstance(item, ast.Assign) else []
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Attribute) and name.attr in ("status", "status_code"):
+                    return True
+    return False
+
+
+def test_every_refusal_of_the_service_is_one_refusal_type():
+    """A class in service/ that carries an HTTP status derives from ``Refusal`` (the one base,
+    answered by the one handler); none derives from Werkzeug's HTTPException."""
+    wrong = []
+    for path in sorted(SERVICE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = _base_names(node)
+            exception = any(base.endswith(("Exception", "Error")) for base in bases)
+            if "HTTPException" in bases or (path != REFUSAL_HOME and exception and _sets_status(node)):
+                wrong.append(f"{path.relative_to(PACKAGE)}: {node.name}")
+    assert not wrong, wrong
+
+
+def _error_dicts(path: Path) -> list[int]:
+    """Lines of dict literals with an ``"error"`` key that are made into a JSON answer there."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", "")) == "jsonify"
+        ):
+            for arg in node.args:
+                if isinstance(arg, ast.Dict) and any(
+                    isinstance(k, ast.Constant) and k.value == "error" for k in arg.keys
+                ):
+                    lines.append(node.lineno)
+    return lines
+
+
+def test_no_route_of_the_service_answers_an_error_of_its_own_making():
+    """Every error answer is made by ``service.refusal`` (raise a Refusal instead)."""
+    found = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in sorted(SERVICE.rglob("*.py"))
+        if path != REFUSAL_HOME and (lines := _error_dicts(path))
+    }
+    assert not found, found

@@ -73,7 +73,7 @@ def test_a_whole_game_is_played_from_the_trained_boxes_and_teaches_them_nothing(
 def test_a_bad_move_is_refused_with_a_reason(client: Any, body: Any, words: str) -> None:
     response = client.post("/lesson/api/trained", json=body)
     assert response.status_code == 400
-    assert words in response.json["error"]
+    assert words in response.json["message"]
 
 
 def test_the_board_and_the_page_leave_the_process_random_generator_as_it_was() -> None:

@@ -109,7 +109,7 @@ def test_a_move_on_a_taken_square_is_refused_with_a_reason(client: Any) -> None:
         "/lesson/api/widget", json={"seed": 5, "log": [], "action": {"type": "human", "moves": [first]}}
     )
     assert response.status_code == 400
-    assert "taken" in response.json["error"]
+    assert "taken" in response.json["message"]
 
 
 @pytest.mark.parametrize(
@@ -132,7 +132,7 @@ def test_a_move_on_a_taken_square_is_refused_with_a_reason(client: Any) -> None:
 def test_a_bad_request_gets_a_400_that_says_what_is_wrong(client: Any, body: Any, words: str) -> None:
     response = client.post("/lesson/api/widget", json=body)
     assert response.status_code == 400
-    assert words in response.json["error"]
+    assert words in response.json["message"]
 
 
 def test_the_process_random_generator_is_left_as_it_was(client: Any) -> None:

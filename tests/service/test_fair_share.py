@@ -254,3 +254,54 @@ def test_an_anonymous_check_waits_in_the_anonymous_lane() -> None:
         id, challenge, filename, source, user_id = "a", "after_game", "a.py", "", None
 
     assert CheckJob.of(Stored()).lane == ANONYMOUS_LANE  # type: ignore[arg-type]
+
+
+def test_a_freed_runner_slot_goes_to_the_one_waiting_not_to_whoever_asks_again_first() -> None:
+    import threading
+
+    from menace_course.service.dispatch.fair import FairSlots
+
+    slots = FairSlots(2, waiting=4)
+    assert slots.take("a", 1) == "taken" and slots.take("b", 1) == "taken"
+    assert slots.take("a", 1) == "yours"  # one run each
+    got: list[str] = []
+    waiter = threading.Thread(target=lambda: got.append(slots.take("c", 60)))
+    waiter.start()
+    for _ in range(600):
+        if slots.line():
+            break
+        threading.Event().wait(0.05)
+    assert slots.line() == 1
+    slots.give_back("a")
+    # "a" asks again the moment its run ended: the slot was already handed to "c".
+    assert slots.take("a", 0) == "full"
+    waiter.join(timeout=60)
+    assert got == ["taken"]
+
+
+def test_the_runner_serves_the_owner_served_least_recently_first_and_its_line_is_bounded() -> None:
+    import threading
+
+    from menace_course.service.dispatch.fair import FairSlots
+
+    slots = FairSlots(1, waiting=2)
+    assert slots.take("a", 1) == "taken"
+    slots.give_back("a")
+    assert slots.take("b", 1) == "taken"
+    order: list[str] = []
+    threads = []
+    for owner in ("a", "c"):  # "a" arrives first but was served before; "c" never was
+        thread = threading.Thread(
+            target=lambda o=owner: (slots.take(o, 60), order.append(o), slots.give_back(o))
+        )
+        thread.start()
+        threads.append(thread)
+        for _ in range(600):
+            if slots.line() == len(threads):
+                break
+            threading.Event().wait(0.05)
+    assert slots.take("d", 1) == "full"  # the line holds 2: a third is refused at once
+    slots.give_back("b")
+    for thread in threads:
+        thread.join(timeout=60)
+    assert order == ["c", "a"]

@@ -178,7 +178,7 @@ def test_the_lesson_page_runs_programs_only_for_a_signed_in_student_and_within_t
         program = {"step": 1, "source": "print(6 * 7)"}
         stranger, csrf = _signed_in_browser(app, None)
         refused = stranger.post("/lesson/api/run", json=program, headers={"X-CSRFToken": csrf})
-        assert refused.status_code == 401 and "sign in" in refused.get_json()["error"]
+        assert refused.status_code == 401 and "sign in" in refused.get_json()["message"]
 
         _, token = add_user(app)
         student, csrf = _signed_in_browser(app, token)
@@ -186,7 +186,7 @@ def test_the_lesson_page_runs_programs_only_for_a_signed_in_student_and_within_t
             ran = student.post("/lesson/api/run", json=program, headers={"X-CSRFToken": csrf})
             assert ran.status_code == 200 and ran.get_json()["printed"] == "42\n"
         limited = student.post("/lesson/api/run", json=program, headers={"X-CSRFToken": csrf})
-        assert limited.status_code == 429 and "too many requests" in limited.get_json()["error"]
+        assert limited.status_code == 429 and "too many requests" in limited.get_json()["message"]
         assert 0 < int(limited.headers["Retry-After"]) <= 60
 
         _, other = add_user(app)

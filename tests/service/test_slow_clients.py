@@ -93,10 +93,13 @@ def test_waits_past_a_students_share_are_answered_at_once_with_the_check_as_it_i
     url = f"{live.url}/api/v1/checks/{accepted['id']}?wait=30"
     with ThreadPoolExecutor(max_workers=10) as pool:
         answers = list(pool.map(lambda _: request(url, token=token), range(10)))
-    assert all(code == 200 for code, _, _ in answers)
     # One request waited (for the check, or for its 30 s); the other nine were answered at once,
-    # long before the stuck check could finish.
-    assert sum(body["status"] != "done" for _, body, _ in answers) >= 9
+    # long before the stuck check could finish: with the check as it is and Retry-After, or,
+    # coming after such an answer and sooner than it said, refused as too soon.
+    assert all(code == 200 or (code == 429 and headers.get("Retry-After")) for code, _, headers in answers)
+    assert all(body["error"] == "too_soon" for code, body, _ in answers if code == 429)
+    assert sum(code == 429 or body["status"] != "done" for code, body, _ in answers) >= 9
+    assert any(code == 200 and headers.get("Retry-After") == "2" for code, _, headers in answers)
     assert request(live.url + "/healthz")[0] == 200
 
 

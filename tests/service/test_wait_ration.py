@@ -50,3 +50,52 @@ def test_reading_a_check_too_often_gets_429(client: Any, service_app: Any) -> No
     codes = [client.get(url, headers=bearer(token)).status_code for _ in range(130)]
     assert codes[0] == 200 and codes[-1] == 429
     assert codes.count(200) == 120
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_read_before_a_refused_waits_retry_after_is_refused_and_pushes_the_next_further() -> None:
+    from menace_course.service.dispatch.waits import MOST_PENALTY, REFUSED_WAIT_RETRY, Pacer
+
+    clock = _Clock()
+    pacer = Pacer(clock)
+    assert pacer.too_soon("user:1") is None  # nobody is held back before a refusal
+    assert pacer.refused("user:1") == REFUSED_WAIT_RETRY
+    assert pacer.too_soon("user:2") is None  # only the one refused
+    clock.now += 1
+    first = pacer.too_soon("user:1")
+    second = pacer.too_soon("user:1")
+    assert first is not None and second is not None and REFUSED_WAIT_RETRY < first < second <= MOST_PENALTY
+    clock.now += second
+    assert pacer.too_soon("user:1") is None  # one who waited as told reads again
+    pacer.refused("user:1")
+    clock.now += REFUSED_WAIT_RETRY
+    assert pacer.too_soon("user:1") is None  # waiting as told costs nothing more
+
+
+SLOW = "import time\ntime.sleep(4)\n\n\ndef after_game(board):\n    return board\n"
+
+
+def test_a_refused_wait_says_retry_after_and_polling_sooner_is_a_429_too_soon(
+    client: Any, service_app: Any, monkeypatch: Any
+) -> None:
+    from menace_course.service.dispatch.waits import WaitGate
+
+    monkeypatch.setitem(service_app.extensions, "menace_waits", WaitGate(0, 0, 0))  # every wait refused
+    _, token = add_user(service_app)
+    posted = client.post(
+        "/api/v1/checks?wait=5", json={"challenge": "after_game", "source": SLOW}, headers=bearer(token)
+    )
+    assert posted.status_code == 202 and posted.headers["Retry-After"] == "2", posted.get_json()
+    url = posted.get_json()["url"]
+    early = client.get(f"{url}?wait=5", headers=bearer(token))
+    assert early.status_code == 429 and early.get_json()["error"] == "too_soon"
+    assert int(early.headers["Retry-After"]) > 2  # polling early only made the wait longer
+    _, other = add_user(service_app)
+    assert client.get("/api/v1/checks/nope", headers=bearer(other)).status_code == 404  # others are not held

@@ -295,7 +295,7 @@ def test_the_widget_refuses_more_games_than_a_widget_plays_in_one_request(servic
         headers=headers,
         environ_base=environ,
     )
-    assert answer.status_code == 400 and f"at most {MAX_GAMES} games" in answer.get_json()["error"]
+    assert answer.status_code == 400 and f"at most {MAX_GAMES} games" in answer.get_json()["message"]
     assert MAX_GAMES <= 5000  # about a third of a second of CPU to replay
 
 
@@ -314,7 +314,7 @@ def test_a_widget_flood_of_fresh_long_logs_is_rate_limited_by_the_games_it_asks_
         )
         codes.append(answer.status_code)
         if answer.status_code == 429:
-            assert answer.headers.get("Retry-After") and "too many requests" in answer.get_json()["error"]
+            assert answer.headers.get("Retry-After") and "too many requests" in answer.get_json()["message"]
     assert codes[0] == 200 and codes[-1] == 429, codes
     assert codes.count(200) * MAX_GAMES <= 20_000
     other, other_headers, other_environ = _lesson_page(service_app, "198.51.100.79")
@@ -369,7 +369,7 @@ def test_one_student_runs_one_lesson_program_at_a_time_and_others_still_run(
     try:
         assert entered.wait(timeout=60)
         second = hog.post("/lesson/api/run", json={"step": 1, "source": "b"}, headers=hog_headers)
-        assert second.status_code == 429 and "still running" in second.get_json()["error"]
+        assert second.status_code == 429 and "still running" in second.get_json()["message"]
         assert second.headers["Retry-After"]
         theirs = other.post("/lesson/api/run", json={"step": 1, "source": "c"}, headers=other_headers)
         assert theirs.status_code == 200
@@ -379,3 +379,70 @@ def test_one_student_runs_one_lesson_program_at_a_time_and_others_still_run(
     assert first[0].status_code == 200 and calls == ["a", "c"]
     again = hog.post("/lesson/api/run", json={"step": 1, "source": "d"}, headers=hog_headers)
     assert again.status_code == 200  # the slot is the student's again once the first ended
+
+
+def test_two_students_running_long_programs_do_not_lock_a_third_out_of_the_runner(
+    service_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner's two slots, both held by runs longer than 10 s: the third student waits its turn."""
+    import threading
+    import time
+
+    from menace_course.service.lesson import views
+
+    waited = threading.Event()
+    calls: list[str] = []
+
+    class Ran:
+        def as_json(self) -> dict[str, Any]:
+            return {"printed": "ok"}
+
+    def held_run(source: str, sandbox: Any) -> Ran:
+        calls.append(source)
+        if source.startswith("hog"):
+            waited.wait(timeout=120)  # held until the third has waited longer than the old 10 s
+        return Ran()
+
+    monkeypatch.setattr(views, "run_program", held_run)
+
+    def lesson_browser(name: str) -> tuple[Any, dict[str, str]]:
+        client = service_app.test_client()
+        _, token = add_user(service_app, name=name)
+        _sign_in(client, token)
+        found = re.search(
+            r'name="csrf-token" content="([^"]+)"', client.get("/lesson").get_data(as_text=True)
+        )
+        assert found
+        return client, {"X-CSRFToken": found.group(1)}
+
+    answers: dict[str, Any] = {}
+
+    def post(name: str, browser: tuple[Any, dict[str, str]]) -> None:
+        client, headers = browser
+        answers[name] = client.post("/lesson/api/run", json={"step": 1, "source": name}, headers=headers)
+
+    browsers = {name: lesson_browser(name) for name in ("hog1", "hog2", "patient")}
+    runs = [threading.Thread(target=post, args=(name, browsers[name])) for name in ("hog1", "hog2")]
+    for thread in runs:
+        thread.start()
+    for _ in range(1200):
+        if len(calls) == 2:
+            break
+        time.sleep(0.05)
+    assert sorted(calls) == ["hog1", "hog2"]  # both slots are the hogs'
+    patient = threading.Thread(target=post, args=("patient", browsers["patient"]))
+    patient.start()
+    try:
+        for _ in range(1200):
+            if views.RUNNER.line() == 1:
+                break
+            time.sleep(0.05)
+        time.sleep(10.5)
+        assert "patient" not in answers  # still waiting its turn, not refused
+    finally:
+        waited.set()
+        patient.join(timeout=120)
+        for thread in runs:
+            thread.join(timeout=120)
+    assert answers["patient"].status_code == 200, answers["patient"].get_json()
+    assert calls[2] == "patient"

@@ -17,8 +17,8 @@ export async function postJSON(url, body) {
     data = null;
   }
   if (!response.ok) {
-    // The service's API says {error: code, message: sentence}; the lesson's own API {error: sentence}.
-    const message = (data && (data.message || data.error)) || `the server answered ${response.status}`;
+    // Every refusal of the service is {error: code, message: sentence} (service/refusal.py).
+    const message = (data && data.message) || `the server answered ${response.status}`;
     const failure = new Error(message);
     failure.status = response.status;
     failure.retryAfter = response.headers.get("Retry-After");
@@ -30,7 +30,7 @@ export async function postJSON(url, body) {
 export async function getJSON(url) {
   const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
   const data = await response.json().catch(() => null);
-  if (!response.ok) throw new Error((data && (data.message || data.error)) || `the server answered ${response.status}`);
+  if (!response.ok) throw new Error((data && data.message) || `the server answered ${response.status}`);
   return data;
 }
 

@@ -75,3 +75,68 @@ class FairQueue:
         """Checks waiting (not those running)."""
         with self._ready:
             return sum(len(waiting) for waiting in self._lanes.values())
+
+
+class FairSlots:
+    """A few slots (the lesson runner's) shared in the same turns: one per owner, waiting in line.
+
+    An *owner* is a student or an address. Each holds at most one slot or one place in the
+    line at a time. A freed slot is handed over, never grabbed: it goes to the waiting owner
+    served least recently (by arrival among equals), so two owners who ask again the moment
+    their run ends cannot keep both slots while a third waits. At most ``waiting`` owners
+    wait; past that, or after ``timeout`` seconds in the line, the answer is "no room".
+    """
+
+    def __init__(self, slots: int, waiting: int) -> None:
+        """``slots`` run at once; ``waiting`` may wait for one."""
+        self.slots = slots
+        self.waiting = waiting
+        self._changed = threading.Condition()
+        self._running: set[str] = set()
+        self._line: dict[str, int] = {}  #: owner -> arrival
+        self._served: dict[str, int] = {}  #: owner -> the turn they were last given a slot at
+        self._arrivals = itertools.count()
+        self._turns = itertools.count(1)
+
+    def _give(self, owner: str) -> None:
+        self._running.add(owner)
+        self._served.pop(owner, None)
+        self._served[owner] = next(self._turns)
+        if len(self._served) > REMEMBERED_LANES:
+            del self._served[next(iter(self._served))]
+
+    def _hand_over(self) -> None:
+        while self._line and len(self._running) < self.slots:
+            owner = min(self._line, key=lambda name: (self._served.get(name, 0), self._line[name]))
+            del self._line[owner]
+            self._give(owner)
+        self._changed.notify_all()
+
+    def take(self, owner: str, timeout: float) -> str:
+        """``"taken"`` (a slot is the owner's: :meth:`give_back` it), ``"yours"`` (the owner
+        already runs or waits), or ``"full"`` (the line is full, or the wait ran out)."""
+        with self._changed:
+            if owner in self._running or owner in self._line:
+                return "yours"
+            if len(self._running) < self.slots and not self._line:
+                self._give(owner)
+                return "taken"
+            if len(self._line) >= self.waiting:
+                return "full"
+            self._line[owner] = next(self._arrivals)
+            self._changed.wait_for(lambda: owner not in self._line, timeout)
+            if owner in self._line:  # the wait ran out before a slot came
+                del self._line[owner]
+                return "full"
+            return "taken"
+
+    def give_back(self, owner: str) -> None:
+        """End the owner's run: its slot goes to the next in the line."""
+        with self._changed:
+            self._running.discard(owner)
+            self._hand_over()
+
+    def line(self) -> int:
+        """Owners waiting now."""
+        with self._changed:
+            return len(self._line)

@@ -6,21 +6,37 @@ many waiting requests as they may have checks waiting (``--per-student``), one a
 address one, all anonymous addresses together a quarter of the threads, and everybody
 together all but :func:`reserved` of them, which always answer pages, ``/healthz`` and new
 checks. A request past its ration is answered at once, with the check as it is now
-(``queued`` or ``running``): the client asks again, as it does after a wait that ran out,
-and the rate limit on reading checks (:data:`POLL_LIMIT`) keeps that polite.
+(``queued`` or ``running``) and ``Retry-After: 2`` (:data:`REFUSED_WAIT_RETRY`): the client
+must leave that long before it reads the check again. :class:`Pacer` holds it to that: a
+read before then is refused (429 ``too_soon``) and pushes the next allowed read twice as
+far (up to :data:`MOST_PENALTY` seconds), so polling fast past a refused wait only costs
+the poller. The rate limit on reading checks (:data:`POLL_LIMIT`) bounds the rest.
+
+The same pacer keeps new checks to the ``Retry-After`` of a refused one (a full queue, too
+many of yours waiting): a check sent sooner is refused from memory, before the database is
+touched. Under a flood of 50 addresses retrying at once, that is what keeps the
+database's write lock free for everyone else's checks (``bench/bench_abuse.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from flask import current_app
 
 #: Reads of a check (``GET /api/v1/checks/<id>``) per student, or per address when anonymous.
 POLL_LIMIT = "120 per minute"
+#: Seconds a client whose wait was refused must leave before it reads a check again.
+REFUSED_WAIT_RETRY = 2
+#: The furthest an early read pushes the next allowed one, in seconds.
+MOST_PENALTY = 30
+#: People whose next allowed read is remembered; past it, those whose time came are forgotten.
+REMEMBERED = 10_000
 
 
 class WaitGate:
@@ -61,6 +77,45 @@ class WaitGate:
         """Requests waiting now."""
         with self._lock:
             return sum(self._held.values())
+
+
+class Pacer:
+    """When each person may read a check again after a refused wait (see the module's docstring)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        """Nobody is held back yet."""
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._after: dict[str, tuple[float, float]] = {}  #: who -> (not before, the next penalty)
+
+    def refused(self, who: str, seconds: int = REFUSED_WAIT_RETRY) -> int:
+        """``who`` was told to come back in ``seconds`` (Retry-After); returns ``seconds``."""
+        now = self._clock()
+        with self._lock:
+            if len(self._after) >= REMEMBERED:
+                self._after = {k: v for k, v in self._after.items() if v[0] > now}
+            self._after[who] = (now + seconds, seconds)
+        return seconds
+
+    def too_soon(self, who: str) -> int | None:
+        """None when ``who`` may read now; else the seconds they must still leave, made longer."""
+        now = self._clock()
+        with self._lock:
+            found = self._after.get(who)
+            if found is None or found[0] <= now:
+                self._after.pop(who, None)
+                return None
+            penalty = min(found[1] * 2, MOST_PENALTY)
+            not_before = min(found[0] + penalty, now + MOST_PENALTY)
+            self._after[who] = (not_before, penalty)
+            return math.ceil(not_before - now)
+
+
+def pacer() -> Pacer:
+    """The running app's :class:`Pacer`."""
+    found = current_app.extensions.setdefault("menace_pacer", Pacer())
+    assert isinstance(found, Pacer)
+    return found
 
 
 def reserved(threads: int) -> int:

@@ -23,7 +23,6 @@ line numbers, and the lines shown are the program's own.
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,11 +44,9 @@ ENTRY = "run_lesson_program"
 MAX_SOURCE = 50_000
 #: The largest picture drawn: rows, and squares in a row.
 MAX_ROWS, MAX_COLUMNS = 200, 200
-#: Programs running at once in one server process; more wait this long, then are refused.
+#: Programs running at once in one server process (the service shares them out in turns:
+#: ``service.lesson.views.RUNNER``).
 CONCURRENT = 2
-WAIT_SECONDS = 10.0
-
-_slots = threading.BoundedSemaphore(CONCURRENT)
 
 _RUNNER = """
 def {entry}():
@@ -108,10 +105,6 @@ class ProgramRun:
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
         }
-
-
-class Busy(Exception):
-    """Too many programs are running in this process right now."""
 
 
 def _picture(data: Any) -> str:
@@ -176,33 +169,24 @@ def lesson_target(limits: Limits) -> Target:
 
 
 def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None) -> ProgramRun:
-    """Run one program in a fresh sandboxed child (the one submission path) and say what it printed and drew.
-
-    Raises:
-        Busy: ``CONCURRENT`` programs are already running in this process.
-    """
+    """Run one program in a fresh sandboxed child (the one submission path): what it printed and drew."""
     limits = limits or Limits()
     if len(source) > MAX_SOURCE:
         return ProgramRun(problem=f"The program is too long (at most {MAX_SOURCE:,} characters).")
-    if not _slots.acquire(timeout=WAIT_SECONDS):
-        raise Busy("too many programs are running; try again in a moment")
     began = time.monotonic()
-    try:
-        submission = ("program.py", wrap_program(source).encode("utf-8"))
-        with open_submission(submission, lesson_target(limits), sandbox) as opened:
-            if opened.proxy is None:
-                if opened.status is Status.GRADER_ERROR and opened.problem is not None:
-                    return ProgramRun(problem=f"The program could not run: {opened.problem.message}.")
-                return ProgramRun(problem="The program could not be started in the sandbox.")
-            try:
-                getattr(opened.proxy, ENTRY)()
-            except CallProblem as problem:
-                outcome: CallOutcome = problem.outcome
-            else:
-                assert opened.proxy.last_call is not None and opened.proxy.last_call.outcome is not None
-                outcome = opened.proxy.last_call.outcome
-    finally:
-        _slots.release()
+    submission = ("program.py", wrap_program(source).encode("utf-8"))
+    with open_submission(submission, lesson_target(limits), sandbox) as opened:
+        if opened.proxy is None:
+            if opened.status is Status.GRADER_ERROR and opened.problem is not None:
+                return ProgramRun(problem=f"The program could not run: {opened.problem.message}.")
+            return ProgramRun(problem="The program could not be started in the sandbox.")
+        try:
+            getattr(opened.proxy, ENTRY)()
+        except CallProblem as problem:
+            outcome: CallOutcome = problem.outcome
+        else:
+            assert opened.proxy.last_call is not None and opened.proxy.last_call.outcome is not None
+            outcome = opened.proxy.last_call.outcome
     lines = source.splitlines()
     printed, dropped = outcome.printed.text, outcome.printed.dropped
     if outcome.status == "raised":

@@ -22,9 +22,6 @@ from __future__ import annotations
 import functools
 import re
 import secrets
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +31,11 @@ from markdown_it import MarkdownIt
 from menace_course.catalog import load_challenge
 from menace_course.course import BUNDLED_COURSE, Course, find_course
 from menace_course.errors import CourseError, MenaceError
+from menace_course.limits import Limits
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
-from menace_course.service.lesson.programs import Busy, run_program
+from menace_course.service.dispatch.fair import FairSlots
+from menace_course.service.lesson.programs import CONCURRENT, run_program
 from menace_course.service.lesson.widget import (
     MAX_GAMES,
     MAX_SEED,
@@ -48,10 +47,13 @@ from menace_course.service.lesson.widget import (
     parse_log,
     parse_settings,
 )
+from menace_course.service.refusal import Refusal, json_answer
 
 __all__ = ["CHALLENGES", "blueprint"]
 
 blueprint = Blueprint("lesson", __name__, template_folder="templates")
+#: In an app of its own (not ``menace serve``, whose one handler replaces this), refusals are JSON.
+blueprint.record_once(lambda setup: setup.app.register_error_handler(Refusal, json_answer))
 
 #: The challenges the page holds, in its order.
 CHALLENGES = ("after_game", "count_boxes", "opening_box")
@@ -88,12 +90,6 @@ def _sandbox() -> SandboxKind:
     service = _service()
     configured = getattr(getattr(service, "config", None), "sandbox", None)
     return choose_kind(str(configured or current_app.config.get("MENACE_SANDBOX", "auto")))
-
-
-def _bad(message: str, status: int = 400) -> Response:
-    response = jsonify({"error": message})
-    response.status_code = status
-    return response
 
 
 def _task(slug: str, course: Course | None) -> dict[str, Any] | None:
@@ -216,10 +212,10 @@ def widget() -> Response:
     """Play what was pressed; answer with the game to show and the widget's state."""
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        return _bad("send a JSON object: {seed, log, action}")
+        raise Refusal(400, "bad_request", "send a JSON object: {seed, log, action}")
     seed = data.get("seed")
     if type(seed) is not int or not 0 <= seed < MAX_SEED:
-        return _bad(f"seed must be a whole number from 0 to {MAX_SEED - 1}")
+        raise Refusal(400, "bad_request", f"seed must be a whole number from 0 to {MAX_SEED - 1}")
     try:
         settings = parse_settings(data.get("settings"))
         log = parse_log(data.get("log", []))
@@ -229,7 +225,7 @@ def widget() -> Response:
         state = _cache.get(seed, log, settings)
         game = state.apply(action) if action is not None else None
     except BadRequest as error:
-        return _bad(str(error))
+        raise Refusal(400, "bad_request", str(error)) from None
     if action is not None and (game is None or game["result"] is not None):
         log = merged(log, action)
         _cache.put(seed, log, state)
@@ -244,10 +240,17 @@ def widget() -> Response:
     return jsonify(answer)
 
 
-#: Who has a program running now (a user id, else an address): one run each at a time, so no
-#: one student holds the process's program slots (:data:`~.programs.CONCURRENT`).
-_running: set[str] = set()
-_running_lock = threading.Lock()
+#: The runner's slots, shared in turns (:class:`~..dispatch.fair.FairSlots`): one run or one place
+#: in line per student (per address when anonymous), so no one or two students hold them all.
+RUNNER = FairSlots(CONCURRENT, waiting=2 * CONCURRENT)
+
+
+def runner_wait() -> float:
+    """How long a place in the runner's line may wait: until every run ahead of it ended.
+
+    Each run ends within its wall limit, and the line is at most two runs per slot deep.
+    """
+    return 2 * Limits().wall_limit + 5.0
 
 
 def _runner_key() -> str:
@@ -258,44 +261,28 @@ def _runner_key() -> str:
     return rate_key()
 
 
-@contextmanager
-def _one_run_each(key: str) -> Iterator[bool]:
-    """True (and the key held until the block ends) when ``key`` has no other program running."""
-    with _running_lock:
-        if key in _running:
-            yield False
-            return
-        _running.add(key)
-    try:
-        yield True
-    finally:
-        with _running_lock:
-            _running.discard(key)
-
-
-def _busy(message: str) -> Response:
-    response = _bad(message, 429)
-    response.headers["Retry-After"] = "5"
-    return response
-
-
 @blueprint.post("/lesson/api/run")
 def run() -> Response:
     """Run a Step program (as shown, or as the student changed it) in the sandbox.
 
-    One program at a time per student (or address): a second while the first runs is
-    refused at once with 429, so the process's few slots are shared between students.
+    One program at a time per student (or address): a second while the first runs or
+    waits is refused at once with 429. Others wait their turn for one of the process's few
+    slots (:data:`RUNNER`); a full line is refused at once with 429 and ``Retry-After``.
     """
     data = request.get_json(silent=True)
     if not isinstance(data, dict) or not isinstance(data.get("source"), str):
-        return _bad("send a JSON object: {step, source}")
-    with _one_run_each(_runner_key()) as mine:
-        if not mine:
-            return _busy("your last program is still running: wait for it to finish")
-        try:
-            result = run_program(data["source"], _sandbox())
-        except Busy as busy:
-            return _busy(f"{busy}")
+        raise Refusal(400, "bad_request", "send a JSON object: {step, source}")
+    owner = _runner_key()
+    taken = RUNNER.take(owner, runner_wait())
+    if taken == "yours":
+        raise Refusal(429, "still_running", "your last program is still running: wait for it to finish", 5)
+    if taken == "full":
+        busy = "too many programs are running; try again in a moment"
+        raise Refusal(429, "runner_busy", busy, int(Limits().wall_limit))
+    try:
+        result = run_program(data["source"], _sandbox())
+    finally:
+        RUNNER.give_back(owner)
     return jsonify(result.as_json())
 
 
@@ -313,8 +300,8 @@ def trained() -> Response:
 
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        return _bad("send a JSON object: {game, moves}")
+        raise Refusal(400, "bad_request", "send a JSON object: {game, moves}")
     try:
         return jsonify(play_trained(data.get("game", 0), data.get("moves", [])))
     except TrainedGameError as error:
-        return _bad(str(error))
+        raise Refusal(400, "bad_request", str(error)) from None

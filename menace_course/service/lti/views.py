@@ -46,6 +46,7 @@ from menace_course.service.lti.launch import DEEP_LINKING, RESOURCE_LINK, Launch
 from menace_course.service.lti.models import LtiOutcome, LtiPlatform
 from menace_course.service.lti.runtime import lti_state
 from menace_course.service.lti.storage import SingleUseNonceSessionService, StateCookieService
+from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
 
 lti = Blueprint("lti", __name__, url_prefix="/lti", template_folder="templates", static_folder="static")
@@ -90,13 +91,17 @@ PICKING = "picking-"
 PICK_SECONDS = 2 * 60 * 60
 
 
-class Refused(Exception):
-    """A launch or login that cannot go on: a title, a sentence, what to do, an HTTP status."""
+class Refused(Refusal):
+    """A launch or login that cannot go on: a sentence, what to do, a status (its own page)."""
 
     def __init__(self, status: int, reason: str, advice: str) -> None:
         """Keep what the page shows."""
-        super().__init__(reason)
-        self.status, self.reason, self.advice = status, reason, advice
+        super().__init__(status, "launch_refused", reason)
+        self.reason, self.advice = reason, advice
+
+    def page(self) -> str:
+        """The LTI refusal page: what went wrong, and what to do."""
+        return render_template("lti/refused.html", reason=self.reason, advice=self.advice, person=None)
 
 
 def _launch_url() -> str:
@@ -166,7 +171,8 @@ def _explain(error: BaseException) -> Refused:
     return Refused(400, f"The LMS sent a launch the tool cannot use: {text}", reopen)
 
 
-def _refuse(refused: Refused, error: BaseException | None = None) -> tuple[str, int]:
+def _refuse(refused: Refused, error: BaseException | None = None) -> Refused:
+    """``refused``, logged with the launch's claims (unverified: for the log only), to raise."""
     claims: dict[str, Any] = {}
     token = request.form.get("id_token", "")
     if token:
@@ -185,8 +191,7 @@ def _refuse(refused: Refused, error: BaseException | None = None) -> tuple[str, 
         claims.get("sub"),
         request.remote_addr,
     )
-    page = render_template("lti/refused.html", reason=refused.reason, advice=refused.advice, person=None)
-    return page, refused.status
+    return refused
 
 
 LTI_ERRORS = (
@@ -208,7 +213,7 @@ def login() -> Any:
         oidc = FlaskOIDCLogin(req, lti_state().toolconf, **_services(req))
         return oidc.disable_check_cookies().redirect(_launch_url())
     except LTI_ERRORS as error:
-        return _refuse(_explain(error), error)
+        raise _refuse(_explain(error), error) from error
 
 
 @lti.post("/launch")
@@ -227,13 +232,15 @@ def launch() -> Any:
         claims = message.get_launch_data()
         facts = facts_of(dict(claims), message.get_client_id())
     except LaunchRefused as error:
-        return _refuse(Refused(403, str(error).capitalize() + ".", "Ask the LMS administrator."), error)
+        raise _refuse(
+            Refused(403, str(error).capitalize() + ".", "Ask the LMS administrator."), error
+        ) from error
     except LTI_ERRORS as error:
-        return _refuse(_explain(error), error)
+        raise _refuse(_explain(error), error) from error
     if facts.message_type == DEEP_LINKING:
         return _deep_linking(facts, message.get_launch_id(), dict(claims))
     if facts.message_type != RESOURCE_LINK:
-        return _refuse(
+        raise _refuse(
             Refused(400, f"This tool does not handle {facts.message_type} messages.", "Ask the LMS admin.")
         )
     return _resource_link(facts)
@@ -284,7 +291,7 @@ def _resource_link(facts: LaunchFacts) -> Any:
     slugs = lti_state().challenge_slugs()
     if facts.challenge is None or facts.challenge not in slugs:
         named = f"'{facts.challenge}'" if facts.challenge else "no challenge"
-        return _refuse(
+        raise _refuse(
             Refused(
                 400,
                 f"This link names {named}; the course's challenges are: {', '.join(slugs)}.",
@@ -294,7 +301,7 @@ def _resource_link(facts: LaunchFacts) -> Any:
     try:
         _sign_in(facts, remember_link=True)
     except LaunchRefused as error:
-        return _refuse(Refused(403, str(error).capitalize() + ".", "Ask your instructor."), error)
+        raise _refuse(Refused(403, str(error).capitalize() + ".", "Ask your instructor."), error) from error
     return redirect(url_for("pages.challenge", slug=facts.challenge))
 
 
@@ -332,13 +339,15 @@ def _deep_linking(facts: LaunchFacts, launch_id: str, claims: dict[str, Any]) ->
     session.
     """
     if facts.role is not Role.INSTRUCTOR:
-        return _refuse(
+        raise _refuse(
             Refused(403, "Only an instructor can add this tool to a course.", "Ask your instructor.")
         )
     try:
         _sign_in(facts, remember_link=False)
     except LaunchRefused as error:
-        return _refuse(Refused(403, str(error).capitalize() + ".", "Ask the LMS administrator."), error)
+        raise _refuse(
+            Refused(403, str(error).capitalize() + ".", "Ask the LMS administrator."), error
+        ) from error
     lti_state().storage.set_value(PICKING + launch_id, True, exp=PICK_SECONDS)
     page = render_template(
         "lti/pick.html",
@@ -357,9 +366,9 @@ def deep_link() -> Any:
     slug = request.form.get("challenge", "")
     choices = {c.slug: c for c in lti_state().challenge_list()}
     if slug not in choices:
-        return _refuse(Refused(400, f"There is no challenge {slug!r}.", "Pick one from the list."))
+        raise _refuse(Refused(400, f"There is no challenge {slug!r}.", "Pick one from the list."))
     if not launch_id or not lti_state().storage.consume(PICKING + launch_id):
-        return _refuse(
+        raise _refuse(
             Refused(
                 403,
                 "This choice does not belong to an open 'add activity' launch (or it was sent already).",
@@ -388,7 +397,7 @@ def deep_link() -> Any:
         )
         signed = message.get_deep_link().get_response_jwt([resource])
     except LTI_ERRORS as error:
-        return _refuse(_explain(error), error)
+        raise _refuse(_explain(error), error) from error
     return_url = _return_url(claims)
     log.info("LTI deep link: %s picked %s for %s", claims.get("sub"), slug, return_url)
     page = render_template("lti/return.html", return_url=return_url, jwt=signed, title=picked.title)

@@ -1,0 +1,141 @@
+"""Every refusal of the service answers in one shape (issue 21, item 9).
+
+On the JSON APIs (``/api/v1``, the lesson page's ``/lesson/api``): ``{"error": CODE,
+"message": SENTENCE}`` and nothing else, the right status, ``Retry-After`` exactly when
+the refusal ends by itself, ``WWW-Authenticate`` on a 401. On a page: the error page.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.service.support import CORRECT, add_user, bearer
+
+
+def _shape(answer: Any, status: int, code: str, retry_after: bool = False) -> dict[str, Any]:
+    body = answer.get_json()
+    assert answer.status_code == status, body
+    assert isinstance(body, dict) and set(body) == {"error", "message"}, body
+    assert body["error"] == code and isinstance(body["message"], str) and body["message"].strip(), body
+    assert ("Retry-After" in answer.headers) is retry_after, dict(answer.headers)
+    if retry_after:
+        assert int(answer.headers["Retry-After"]) >= 1
+    return body
+
+
+def _lesson(service_app: Any) -> tuple[Any, dict[str, str]]:
+    client = service_app.test_client()
+    _, token = add_user(service_app)
+    page = client.get("/login").get_data(as_text=True)
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert csrf
+    assert client.post("/login", data={"csrf_token": csrf.group(1), "token": token}).status_code == 303
+    found = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/lesson").get_data(as_text=True))
+    assert found
+    return client, {"X-CSRFToken": found.group(1)}
+
+
+REQUESTS = [
+    # (what, method, path, json body or raw bytes, status, code)
+    ("not JSON", "POST", "/api/v1/checks", b"{", 400, "bad_request"),
+    ("not an object", "POST", "/api/v1/checks", [], 400, "bad_request"),
+    (
+        "no such challenge",
+        "POST",
+        "/api/v1/checks",
+        {"challenge": "nope", "source": "x"},
+        400,
+        "unknown_challenge",
+    ),
+    (
+        "a folder in the name",
+        "POST",
+        "/api/v1/checks",
+        {"challenge": "after_game", "filename": "../x.py", "source": "x"},
+        400,
+        "bad_filename",
+    ),
+    ("no such check", "GET", "/api/v1/checks/nope", None, 404, "not_found"),
+    ("no such route", "GET", "/api/v1/nope", None, 404, "not_found"),
+    ("a wrong method", "DELETE", "/api/v1/checks", None, 405, "method_not_allowed"),
+    ("too large", "POST", "/api/v1/checks", b"x" * (2 * 1024 * 1024), 413, "too_large"),
+]
+
+
+@pytest.mark.parametrize(
+    ("what", "method", "path", "body", "status", "code"), REQUESTS, ids=[r[0] for r in REQUESTS]
+)
+def test_every_api_refusal_is_one_json_shape(
+    client: Any, service_app: Any, what: str, method: str, path: str, body: Any, status: int, code: str
+) -> None:
+    _, token = add_user(service_app)
+    options: dict[str, Any] = {"headers": bearer(token)}
+    if isinstance(body, bytes):
+        options.update(data=body, content_type="application/json")
+    elif body is not None:
+        options["json"] = body
+    _shape(client.open(path, method=method, **options), status, code)
+
+
+def test_no_credentials_is_a_401_in_the_shape_with_www_authenticate(client: Any) -> None:
+    answer = client.post("/api/v1/checks", json={"challenge": "after_game", "source": "x"})
+    _shape(answer, 401, "unauthorized")
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_someone_elses_check_is_a_403_in_the_shape(client: Any, service_app: Any) -> None:
+    _, mine = add_user(service_app)
+    _, theirs = add_user(service_app)
+    posted = client.post(
+        "/api/v1/checks",
+        json={"challenge": "after_game", "source": CORRECT.read_text()},
+        headers=bearer(mine),
+    )
+    _shape(client.get(posted.get_json()["url"], headers=bearer(theirs)), 403, "forbidden")
+
+
+def test_a_read_too_soon_after_a_refused_wait_is_a_429_with_retry_after(
+    client: Any, service_app: Any
+) -> None:
+    from menace_course.service.dispatch.waits import Pacer
+
+    user_id, token = add_user(service_app)
+    pacer = service_app.extensions.setdefault("menace_pacer", Pacer())
+    pacer.refused(f"read:user:{user_id}")
+    _shape(client.get("/api/v1/checks/nope", headers=bearer(token)), 429, "too_soon", retry_after=True)
+
+
+def test_a_crash_is_a_500_in_the_shape_and_says_it_is_not_your_mistake(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from menace_course.service import api
+
+    def broken(course: Any) -> Any:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(api.catalog, "load_all", broken)
+    body = _shape(client.get("/api/v1/challenges"), 500, "internal")
+    assert "not your mistake" in body["message"] and "bug of ours" not in body["message"]
+
+
+def test_the_lesson_api_refuses_in_the_same_shape(service_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from menace_course.service.dispatch.fair import FairSlots
+    from menace_course.service.lesson import views
+
+    client, headers = _lesson(service_app)
+    _shape(client.post("/lesson/api/run", json={"step": 1}, headers=headers), 400, "bad_request")
+    _shape(client.post("/lesson/api/widget", json={"seed": -1}, headers=headers), 400, "bad_request")
+    monkeypatch.setattr(views, "RUNNER", FairSlots(0, waiting=0))  # no slot, no line
+    busy = client.post("/lesson/api/run", json={"step": 1, "source": "print(1)"}, headers=headers)
+    _shape(busy, 429, "runner_busy", retry_after=True)
+    forged = service_app.test_client().post("/lesson/api/run", json={"step": 1, "source": "print(1)"})
+    _shape(forged, 400, "csrf")  # no CSRF token: refused before anything else, in the same shape
+
+
+def test_a_page_that_is_refused_is_the_error_page_not_json(client: Any) -> None:
+    answer = client.get("/no/such/page")
+    assert answer.status_code == 404 and answer.mimetype == "text/html"
+    assert "Not found" in answer.get_data(as_text=True)
