@@ -46,6 +46,27 @@ class RedactingLogger(Logger):  # type: ignore[misc]
                 atoms[key] = _SECRET_PATH.sub("/login/…", value)
         return atoms
 
+    def access(self, resp: Any, req: Any, environ: Any, request_time: Any) -> None:
+        """The access line, logged with the request's id (see :mod:`~menace_course.service.logs`)."""
+        from menace_course.service.logs import ENVIRON_KEY, bound
+
+        with bound(str(environ.get(ENVIRON_KEY, ""))):
+            super().access(resp, req, environ, request_time)
+
+
+class JsonLogger(RedactingLogger):
+    """:class:`RedactingLogger` writing one JSON object per line (``log_format = "json"``)."""
+
+    def setup(self, cfg: Any) -> None:
+        """gunicorn's handlers, each with the JSON formatter and the request id."""
+        from menace_course.service.logs import JsonFormatter, RequestIdFilter
+
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            for handler in log.handlers:
+                handler.setFormatter(JsonFormatter())
+                handler.addFilter(RequestIdFilter())
+
 
 def bind_address(host: str, port: int) -> str:
     """gunicorn's ``bind`` for a host and port (IPv6 addresses in brackets)."""
@@ -71,6 +92,11 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
             shown = f"[{host}]" if ":" in host else host
             self.announce(f"http://{shown}:{port}")
 
+        def child_exit(server: Any, worker: Any) -> None:
+            from menace_course.service.metrics import process_ended
+
+            process_ended(worker.pid)
+
         def worker_exit(server: Any, worker: Any) -> None:
             if self.flask_app is not None:
                 from menace_course.service.app import shutdown
@@ -87,11 +113,12 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
             "accesslog": "-",
             "errorlog": "-",
             "loglevel": "info",
-            "logger_class": RedactingLogger,
+            "logger_class": JsonLogger if config.log_format == "json" else RedactingLogger,
             "proc_name": "menace-serve",
             "control_socket_disable": True,
             "when_ready": when_ready,
             "worker_exit": worker_exit,
+            "child_exit": child_exit,
             "forwarded_allow_ips": ",".join(config.trusted_proxies) if config.behind_proxy else "",
         }
         for key, value in settings.items():
@@ -107,5 +134,15 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
 
 def serve(config: ServiceConfig, announce: Callable[[str], None]) -> None:
     """Run the service until it is stopped (Ctrl-C or SIGTERM)."""
+    import shutil
+
+    from menace_course.service.logs import setup_logging
+    from menace_course.service.metrics import prepare_multiprocess
+
     sys.argv = sys.argv[:1]  # gunicorn must not read menace's own arguments
-    ServiceApplication(config, announce).run()
+    setup_logging(config.log_format)
+    folder = prepare_multiprocess()  # before gunicorn forks the web processes
+    try:
+        ServiceApplication(config, announce).run()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
