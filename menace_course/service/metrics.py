@@ -2,7 +2,7 @@
 
 What is counted, and where::
 
-    menace_checks_total{challenge, outcome}   checks recorded, by their report's status   } counted by the
+    menace_checks_total{challenge, outcome}   checks recorded: passed, failed, or a status } counted by the
     menace_check_seconds{challenge}           a check's time, grader start to report      } recorder
     menace_passback_retries_total             LMS score passbacks tried again (after a failed try)
     menace_passback_failures_total            passback tries that failed (each is tried again later)
@@ -16,7 +16,8 @@ process's ``menace_checks_total`` counts none (the queue's gauges, read from Pos
 each scrape, count every worker's). The gauges are read from the dispatcher when scraped.
 
 ``menace serve`` runs one or more web processes under gunicorn. It sets
-``PROMETHEUS_MULTIPROC_DIR`` (:func:`prepare_multiprocess`) before they start, so
+``PROMETHEUS_MULTIPROC_DIR`` (:func:`~menace_course.service.server.share_metrics`) before
+they start, and before this module is first imported, so
 prometheus_client keeps each process's counters in files there and any web process that
 answers a scrape adds up all of them (its multiprocess mode); a web process that ends is
 marked dead (:func:`process_ended`) and its counts stay in the sums.
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import hmac
 import os
-import tempfile
 import time
 from typing import Any
 
@@ -48,7 +48,9 @@ from menace_course.service.dispatch.base import Dispatcher, Recorder
 MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
 
 CHECKS = Counter(
-    "menace_checks", "Checks recorded, by challenge and the report's status.", ["challenge", "outcome"]
+    "menace_checks",
+    "Checks recorded, by challenge and outcome (passed, failed, or why no test ran: syntax_error, ...).",
+    ["challenge", "outcome"],
 )
 CHECK_SECONDS = Histogram(
     "menace_check_seconds",
@@ -62,19 +64,20 @@ PASSBACK_FAILURES = Counter(
 )
 
 
-def prepare_multiprocess() -> str:
-    """Make the folder the web processes share their counters in (before they start); its path."""
-    folder = os.environ.get(MULTIPROCESS_DIR) or tempfile.mkdtemp(prefix="menace-metrics-")
-    os.environ[MULTIPROCESS_DIR] = folder
-    return folder
-
-
 def process_ended(pid: int) -> None:
     """A web process ended: its live gauges no longer count (its counters do)."""
     if os.environ.get(MULTIPROCESS_DIR):
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
+
+
+def outcome_of(report: dict[str, Any]) -> str:
+    """A check's outcome label: ``passed`` or ``failed`` when its tests ran, else its status."""
+    status = str(report.get("status", "unknown"))[:40]
+    if status == "checked":
+        return "passed" if report.get("passed") else "failed"
+    return status
 
 
 class CountingRecorder:
@@ -98,7 +101,7 @@ class CountingRecorder:
         began = self._began.pop(attempt_id, None)
         if recorded:
             challenge = str(report.get("challenge", ""))[:100]
-            CHECKS.labels(challenge=challenge, outcome=str(report.get("status", "unknown"))[:40]).inc()
+            CHECKS.labels(challenge=challenge, outcome=outcome_of(report)).inc()
             if began is not None:
                 CHECK_SECONDS.labels(challenge=challenge).observe(time.monotonic() - began)
         return recorded

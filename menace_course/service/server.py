@@ -20,8 +20,10 @@ The access log never shows a one-time login link's code (:class:`RedactingLogger
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -132,16 +134,28 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
         return self.flask_app
 
 
+def share_metrics() -> str:
+    """The folder where the web processes keep their metrics (prometheus_client's multiprocess mode).
+
+    prometheus_client reads ``PROMETHEUS_MULTIPROC_DIR`` once, when it is first imported,
+    so this runs before anything imports it (:mod:`~menace_course.service.metrics`).
+    """
+    if "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before its multiprocess folder was set")
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="menace-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    return folder
+
+
 def serve(config: ServiceConfig, announce: Callable[[str], None]) -> None:
     """Run the service until it is stopped (Ctrl-C or SIGTERM)."""
     import shutil
 
     from menace_course.service.logs import setup_logging
-    from menace_course.service.metrics import prepare_multiprocess
 
     sys.argv = sys.argv[:1]  # gunicorn must not read menace's own arguments
     setup_logging(config.log_format)
-    folder = prepare_multiprocess()  # before gunicorn forks the web processes
+    folder = share_metrics()  # before gunicorn forks the web processes
     try:
         ServiceApplication(config, announce).run()
     finally:
