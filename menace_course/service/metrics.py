@@ -20,7 +20,7 @@ each scrape, count every worker's). The gauges are read from the dispatcher when
 they start, and before this module is first imported, so
 prometheus_client keeps each process's counters in files there and any web process that
 answers a scrape adds up all of them (its multiprocess mode); a web process that ends is
-marked dead (:func:`process_ended`) and its counts stay in the sums.
+marked dead by the arbiter and its counts stay in the sums.
 """
 
 from __future__ import annotations
@@ -62,14 +62,6 @@ PASSBACK_RETRIES = Counter("menace_passback_retries", "LMS score passbacks tried
 PASSBACK_FAILURES = Counter(
     "menace_passback_failures", "LMS score passback tries that failed (each is tried again)."
 )
-
-
-def process_ended(pid: int) -> None:
-    """A web process ended: its live gauges no longer count (its counters do)."""
-    if os.environ.get(MULTIPROCESS_DIR):
-        from prometheus_client import multiprocess
-
-        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]
 
 
 def outcome_of(report: dict[str, Any]) -> str:

@@ -95,9 +95,9 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
             self.announce(f"http://{shown}:{port}")
 
         def child_exit(server: Any, worker: Any) -> None:
-            from menace_course.service.metrics import process_ended
+            from prometheus_client import multiprocess
 
-            process_ended(worker.pid)
+            multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
         def worker_exit(server: Any, worker: Any) -> None:
             if self.flask_app is not None:
@@ -156,7 +156,9 @@ def serve(config: ServiceConfig, announce: Callable[[str], None]) -> None:
     sys.argv = sys.argv[:1]  # gunicorn must not read menace's own arguments
     setup_logging(config.log_format)
     folder = share_metrics()  # before gunicorn forks the web processes
+    arbiter = os.getpid()
     try:
         ServiceApplication(config, announce).run()
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if os.getpid() == arbiter:  # a web process leaves through here too (gunicorn's sys.exit)
+            shutil.rmtree(folder, ignore_errors=True)
