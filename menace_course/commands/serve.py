@@ -150,7 +150,10 @@ def _config(ctx: click.Context, values: dict[str, Any], accept_no_sandbox: bool)
         from menace_course.service.proxy import parse_proxies
 
         if not values.get("behind_proxy"):
-            raise UsageError("--trusted-proxy needs --behind-proxy (without it no forwarded header is read)")
+            raise UsageError(
+                f"{source_of(ctx, 'trusted_proxies')} needs --behind-proxy (or MENACE_BEHIND_PROXY=1): "
+                "without it no forwarded header is read"
+            )
         try:
             networks = parse_proxies(values["trusted_proxies"])
             values["trusted_proxies"] = tuple(str(network) for network in networks)
@@ -169,7 +172,8 @@ def _config(ctx: click.Context, values: dict[str, Any], accept_no_sandbox: bool)
         _check_queue(url, values.get("broker_url"))
     elif values.get("web_processes", 1) > 1:
         raise UsageError(
-            "--web-processes needs --queue procrastinate: the embedded queue lives in one process"
+            f"{source_of(ctx, 'web_processes')} needs --queue procrastinate: the embedded queue lives in "
+            "one process"
         )
     values["public_url"] = values.get("public_url", "").rstrip("/")
     return ServiceConfig(course=the_course.root, db_url=url, **values)
