@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 import click
 
 from menace_course.errors import UsageError
-from menace_course.service.config import ConfigFileError, Setting, default_text, read_file, settings
+from menace_course.service.config import Setting, default_text, settings
+from menace_course.service.config_file import ConfigFileError, read_file
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -6,7 +6,8 @@ help and the commands that take it. From that one description come
 - the command-line options of ``menace serve`` and ``menace worker`` (their defaults, types,
   bounds and help; :mod:`menace_course.commands.settings` makes the click options),
 - the environment variable of each (``MENACE_`` and the name in capitals),
-- the key of each in a ``--config FILE`` (TOML, read by :func:`read_file`),
+- the key of each in a ``--config FILE`` (TOML, read by
+  :func:`~menace_course.service.config_file.read_file`),
 - the table of settings in docs/deploy.md (:func:`settings_table`; a test compares them).
 
 A value is taken from the first of: the command line, the environment, the config file,
@@ -16,9 +17,7 @@ else, so what a running service does is what this value says.
 
 from __future__ import annotations
 
-import difflib
 import os
-import tomllib
 import typing
 from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
@@ -275,62 +274,6 @@ def settings(command: str | None = None) -> list[tuple[Field[Any], Setting, Any]
         about: Setting = item.metadata["setting"]
         if command is None or command in about.commands:
             found.append((item, about, hints[item.name]))
-    return found
-
-
-class ConfigFileError(ValueError):
-    """A config file that cannot be used: unreadable, not TOML, an unknown key or a wrong type."""
-
-
-def _kind(python_type: Any) -> str:
-    if python_type is bool:
-        return "true or false"
-    if python_type is int:
-        return "a whole number"
-    if python_type is float:
-        return "a number"
-    if typing.get_origin(python_type) is tuple:
-        return "a list of strings"
-    return "a string"
-
-
-def _fits(python_type: Any, value: Any) -> bool:
-    if python_type is bool:
-        return isinstance(value, bool)
-    if python_type is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if python_type is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if typing.get_origin(python_type) is tuple:
-        return isinstance(value, list) and all(isinstance(item, str) for item in value)
-    return isinstance(value, str)
-
-
-def read_file(path: Path) -> dict[str, Any]:
-    """A config file's settings by field name (every key and type checked; see the module's docstring).
-
-    Raises:
-        ConfigFileError: with a one-line reason that names the file (and the key).
-    """
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigFileError(f"cannot read the config file {path}: {error.strerror or error}") from error
-    except UnicodeDecodeError as error:
-        raise ConfigFileError(f"the config file {path} is not UTF-8 text") from error
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigFileError(f"the config file {path} is not TOML: {error}") from error
-    by_name = {about.name: (item.name, python_type) for item, about, python_type in settings()}
-    found: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in by_name:
-            close = difflib.get_close_matches(key, by_name, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else "; the settings are in docs/deploy.md"
-            raise ConfigFileError(f"{path}: unknown setting {key!r}{hint}")
-        name, python_type = by_name[key]
-        if not _fits(python_type, value):
-            raise ConfigFileError(f"{path}: {key} must be {_kind(python_type)}, not {type(value).__name__}")
-        found[name] = tuple(value) if isinstance(value, list) else value
     return found
 
 
