@@ -10,15 +10,17 @@ from __future__ import annotations
 import errno
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from menace_course.commands.options import SANDBOX_HELP, course_option, no_sandbox_option, sandbox_option
+from menace_course.commands.options import course_option, no_sandbox_option
+from menace_course.commands.settings import given, settings_options, source_of
 from menace_course.course import Course, find_course
 from menace_course.errors import CourseError, SandboxUnavailable, UsageError
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
+from menace_course.service.config import default_of
 
 if TYPE_CHECKING:
     from menace_course.service.config import ServiceConfig
@@ -113,15 +115,10 @@ def _check_port(host: str, port: int) -> None:
         probe.close()
 
 
-def _check_queue(db_url: str, broker_url: str | None, workers: int | None) -> None:
-    """``--queue procrastinate`` needs PostgreSQL, and makes ``--workers`` meaningless here."""
+def _check_queue(db_url: str, broker_url: str | None) -> None:
+    """``--queue procrastinate`` needs PostgreSQL."""
     from menace_course.service.dispatch.procrastinate_queue import conninfo, ensure_schema
 
-    if workers is not None:
-        raise UsageError(
-            "--workers counts this machine's graders; with --queue procrastinate the checks run in "
-            "`menace worker --concurrency N` processes instead"
-        )
     conninfo(db_url)  # the attempts must be where every worker can reach them
     ensure_schema(broker_url or db_url)
 
@@ -132,133 +129,61 @@ def _graders(config: ServiceConfig) -> str:
     return f"{config.workers} ({config.sandbox} sandbox)"
 
 
+def _config(ctx: click.Context, values: dict[str, Any], accept_no_sandbox: bool) -> ServiceConfig:
+    """The service's configuration from the settings given, each checked; the database migrated.
+
+    Raises:
+        UsageError: a setting is malformed or does not fit with another.
+    """
+    from limits import parse_many
+
+    from menace_course.service.config import ServiceConfig
+
+    rate_limit = values.get("rate_limit", default_of("rate_limit"))
+    try:
+        parse_many(rate_limit)
+    except ValueError as error:
+        raise UsageError(
+            f"{source_of(ctx, 'rate_limit')} {rate_limit!r} is not a limit like '30 per minute'"
+        ) from error
+    if "trusted_proxies" in values:
+        from menace_course.service.proxy import parse_proxies
+
+        if not values.get("behind_proxy"):
+            raise UsageError(
+                f"{source_of(ctx, 'trusted_proxies')} needs --behind-proxy (or MENACE_BEHIND_PROXY=1): "
+                "without it no forwarded header is read"
+            )
+        try:
+            networks = parse_proxies(values["trusted_proxies"])
+            values["trusted_proxies"] = tuple(str(network) for network in networks)
+        except ValueError as error:
+            raise UsageError(f"{source_of(ctx, 'trusted_proxies')} {error}") from error
+    the_course = service_course(values.pop("course", None))
+    values["sandbox"] = _sandbox(values.get("sandbox", "bwrap"), accept_no_sandbox)
+    _check_port(values.get("host", default_of("host")), values.get("port", default_of("port")))
+    url = open_database(the_course, values.pop("db_url", None))
+    if values.get("queue") == "procrastinate":
+        if "workers" in values:
+            raise UsageError(
+                f"{source_of(ctx, 'workers')} counts this machine's graders; with --queue procrastinate the "
+                "checks run in `menace worker --concurrency N` processes instead"
+            )
+        _check_queue(url, values.get("broker_url"))
+    elif values.get("web_processes", 1) > 1:
+        raise UsageError(
+            f"{source_of(ctx, 'web_processes')} needs --queue procrastinate: the embedded queue lives in "
+            "one process"
+        )
+    values["public_url"] = values.get("public_url", "").rstrip("/")
+    return ServiceConfig(course=the_course.root, db_url=url, **values)
+
+
 @click.group(invoke_without_command=True)
-@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8000,
-    show_default=True,
-    help="The port (0: any free one).",
-)
-@db_option
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Grader processes, each checking one submission at a time [default: the CPUs].",
-)
-@click.option(
-    "--queue",
-    type=click.Choice(["local", "procrastinate"]),
-    default="local",
-    show_default=True,
-    help="Who runs the checks: this machine's graders (local), or `menace worker` processes on any "
-    "machine, through a queue in PostgreSQL (procrastinate; needs --db postgresql://...). "
-    "See docs/scaling.md.",
-)
-@click.option(
-    "--broker",
-    "broker_url",
-    metavar="URL",
-    default=None,
-    help="With --queue procrastinate: the PostgreSQL database of the queue [default: --db].",
-)
-@click.option(
-    "--web-processes",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="With --queue procrastinate: web processes answering requests (one uses about one core "
-    "at 50 checks/s; see docs/scaling.md). Rate limits are counted per process.",
-)
-@course_option
-@click.option(
-    "--open",
-    "open_practice",
-    is_flag=True,
-    help="Let anyone check without signing in: such attempts are kept without a name and count for no grade.",
-)
-@click.option(
-    "--threads",
-    type=click.IntRange(min=4),
-    default=64,
-    show_default=True,
-    help="Request threads. Slow and idle connections hold none; a ?wait request holds one while "
-    "it waits (each student at most --per-student of them; an eighth of the threads never wait).",
-)
-@click.option(
-    "--max-queue",
-    type=click.IntRange(min=1),
-    default=200,
-    show_default=True,
-    help="Checks that may wait for a grader; more get 429 with Retry-After.",
-)
-@click.option(
-    "--per-student",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="Checks one student may have waiting at once.",
-)
-@click.option(
-    "--rate-limit",
-    default="30 per minute",
-    show_default=True,
-    help="Checks per student (per address when anonymous), e.g. '10 per minute;100 per hour'.",
-)
-@click.option(
-    "--check-seconds",
-    type=click.FloatRange(min=5),
-    default=60.0,
-    show_default=True,
-    help="Wall clock for one whole check; past it the grader is replaced and the student told "
-    "it was our fault.",
-)
-@sandbox_option(SANDBOX_HELP, choices=("bwrap", "process"))
+@settings_options("serve")
 @no_sandbox_option("Serve")
-@click.option(
-    "--behind-proxy",
-    is_flag=True,
-    help="Trust one reverse proxy's X-Forwarded-For/-Proto/-Host (for client addresses and Secure cookies).",
-)
-@click.option(
-    "--trusted-proxy",
-    "trusted_proxies",
-    multiple=True,
-    metavar="ADDRESS",
-    help="With --behind-proxy: an address or network the reverse proxy connects from (repeatable; "
-    "default 127.0.0.1 and ::1). Forwarded headers from any other peer are ignored.",
-)
-@click.option(
-    "--public-url",
-    default="",
-    metavar="URL",
-    help="The address students use, e.g. https://menace.example.edu (for links; https makes cookies Secure).",
-)
 @click.pass_context
-def serve(
-    ctx: click.Context,
-    host: str,
-    port: int,
-    db_url: str | None,
-    workers: int | None,
-    queue: str,
-    broker_url: str | None,
-    web_processes: int,
-    course: Path | None,
-    open_practice: bool,
-    threads: int,
-    max_queue: int,
-    per_student: int,
-    rate_limit: str,
-    check_seconds: float,
-    sandbox: str,
-    accept_no_sandbox: bool,
-    behind_proxy: bool,
-    trusted_proxies: tuple[str, ...],
-    public_url: str,
-) -> int:
+def serve(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: bool, **values: Any) -> int:
     """Run the course's check service: a web page and a JSON API that check students' files
     against the hidden tests, which stay on this machine.
 
@@ -276,68 +201,25 @@ def serve(
     """
     if ctx.invoked_subcommand is not None:
         return 0
-    from limits import parse_many
-
-    try:
-        parse_many(rate_limit)
-    except ValueError as error:
-        raise UsageError(f"--rate-limit {rate_limit!r} is not a limit like '30 per minute'") from error
-    from menace_course.service.config import ServiceConfig, default_workers
+    config = _config(ctx, given(values, "serve"), accept_no_sandbox)
     from menace_course.service.db.engine import describe
 
-    if trusted_proxies:
-        from menace_course.service.proxy import parse_proxies
-
-        if not behind_proxy:
-            raise UsageError("--trusted-proxy needs --behind-proxy (without it no forwarded header is read)")
-        try:
-            trusted_proxies = tuple(str(network) for network in parse_proxies(trusted_proxies))
-        except ValueError as error:
-            raise UsageError(f"--trusted-proxy {error}") from error
-    the_course = service_course(course)
-    kind = _sandbox(sandbox, accept_no_sandbox)
-    _check_port(host, port)
-    url = open_database(the_course, db_url)
-    if queue == "procrastinate":
-        _check_queue(url, broker_url, workers)
-    elif web_processes > 1:
-        raise UsageError(
-            "--web-processes needs --queue procrastinate: the embedded queue lives in one process"
-        )
-    config = ServiceConfig(
-        course=the_course.root,
-        db_url=url,
-        host=host,
-        port=port,
-        workers=workers or default_workers(),
-        threads=threads,
-        open=open_practice,
-        sandbox=kind,
-        max_queue=max_queue,
-        per_user_queued=per_student,
-        rate_limit=rate_limit,
-        check_seconds=check_seconds,
-        behind_proxy=behind_proxy,
-        trusted_proxies=trusted_proxies or ServiceConfig.trusted_proxies,
-        public_url=public_url.rstrip("/"),
-        queue=queue,
-        broker_url=broker_url or "",
-        web_processes=web_processes,
-    )
-    if kind == "process":
+    url = config.db_url
+    if config.sandbox == "process":
         click.echo(NO_SANDBOX_WARNING, err=True)
-    if host not in ("127.0.0.1", "localhost", "::1"):
+    if config.host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(
-            f"note: listening on {host}: put a reverse proxy with TLS in front (README, Security).", err=True
+            f"note: listening on {config.host}: put a reverse proxy with TLS in front (README, Security).",
+            err=True,
         )
 
     def announce(address: str) -> None:
         mode = "open practice (no sign-in needed)" if config.open else "students sign in with tokens"
         click.echo(
             f"menace serve: {address}\n"
-            f"  course    {the_course.root}\n"
+            f"  course    {config.course}\n"
             f"  database  {describe(url)}\n"
-            f"  graders   {_graders(config)}, queue of {max_queue}; {mode}\n"
+            f"  graders   {_graders(config)}, queue of {config.max_queue}; {mode}\n"
             f"  students  open {address}/ or run: menace check FILE --server {address}",
         )
 

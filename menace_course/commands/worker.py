@@ -11,12 +11,15 @@ import asyncio
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from menace_course.commands.options import SANDBOX_HELP, course_option, no_sandbox_option, sandbox_option
+from menace_course.commands.options import no_sandbox_option
 from menace_course.commands.serve import _sandbox, open_database, service_course
+from menace_course.commands.settings import given, settings_options
 from menace_course.errors import CourseError, MenaceError, UsageError
+from menace_course.service.logs import setup_logging
 
 db_option = click.option(
     "--db",
@@ -41,45 +44,11 @@ class WorkerFailed(MenaceError):
     exit_code = 1
 
 
-def _cpus() -> int:
-    from menace_course.service.config import default_workers
-
-    return default_workers()
-
-
 @click.group(invoke_without_command=True)
-@db_option
-@broker_option
-@click.option(
-    "--concurrency",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Grader processes, so checks at once; each takes a CPU while it checks [default: the CPUs].",
-)
-@course_option
-@sandbox_option(SANDBOX_HELP, choices=("bwrap", "process"))
+@settings_options("worker")
 @no_sandbox_option("Run")
-@click.option(
-    "--check-seconds",
-    type=click.FloatRange(min=5),
-    default=60.0,
-    show_default=True,
-    help="Wall clock for one whole check; past it the grader is replaced and the student told it "
-    "was our fault.",
-)
-@click.option("--name", default="", help="This worker's name in logs [default: HOST:PID].")
 @click.pass_context
-def worker(
-    ctx: click.Context,
-    db_url: str | None,
-    broker_url: str | None,
-    concurrency: int | None,
-    course: Path | None,
-    sandbox: str,
-    accept_no_sandbox: bool,
-    check_seconds: float,
-    name: str,
-) -> int:
+def worker(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: bool, **values: Any) -> int:
     """Take checks from the queue of a `menace serve --queue procrastinate` service and run
     them, each in its own sandbox, in warm grader processes. Run as many as you like, on
     this machine or others; each needs the course folder (with its hidden tests).
@@ -96,28 +65,26 @@ def worker(
     """
     if ctx.invoked_subcommand is not None:
         return 0
+    values = given(values, "worker")
+    db_url = values.get("db_url")
     if not db_url:
-        raise UsageError("menace worker needs --db URL: the service's PostgreSQL database")
+        raise UsageError("menace worker needs --db URL (or MENACE_DB): the service's PostgreSQL database")
+    from menace_course.service.config import ServiceConfig
     from menace_course.service.dispatch.grading import where
     from menace_course.service.dispatch.local import GraderGone
     from menace_course.service.dispatch.procrastinate_queue import conninfo, ensure_schema
     from menace_course.service.dispatch.procrastinate_worker import WorkerConfig, WorkerStopped, run_worker
 
-    the_course = service_course(course)
-    kind = _sandbox(sandbox, accept_no_sandbox)
+    the_course = service_course(values.pop("course", None))
+    kind = _sandbox(values.pop("sandbox", "bwrap"), accept_no_sandbox)
     conninfo(db_url)
     url = open_database(the_course, db_url)
-    ensure_schema(broker_url or url)
-    config = WorkerConfig(
-        course=the_course.root,
-        db_url=url,
-        broker_url=broker_url or "",
-        concurrency=concurrency or _cpus(),
-        sandbox=kind,
-        check_seconds=check_seconds,
-        name=name,
-    )
-    _logging()
+    values.pop("db_url")
+    settings = ServiceConfig(course=the_course.root, db_url=url, sandbox=kind, **values)
+    ensure_schema(settings.broker_url or url)
+    config = WorkerConfig.of(settings)
+    setup_logging(settings.log_format, text_format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("procrastinate").setLevel(logging.WARNING)  # not a line per job (170 a second)
     if kind == "process":
         click.echo("WARNING: checking WITHOUT a sandbox (--i-accept-no-sandbox).", err=True)
 
@@ -141,12 +108,6 @@ def worker(
         raise WorkerFailed(f"the worker failed: {where(error)}") from error
     click.echo(f"menace worker {config.label}: stopped")
     return 0
-
-
-def _logging() -> None:
-    """Our warnings and the queue's problems on stderr; not a line per job (170 a second)."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logging.getLogger("procrastinate").setLevel(logging.WARNING)
 
 
 @worker.command("status")

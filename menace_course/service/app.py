@@ -36,6 +36,8 @@ from menace_course.service.dispatch import Dispatcher, make_dispatcher
 from menace_course.service.dispatch.base import CheckJob
 from menace_course.service.inputs import printable, refuse_malformed
 from menace_course.service.limits import limiter, runs_code, seconds_until_allowed, widget_limited
+from menace_course.service.metrics import CountingRecorder
+from menace_course.service.metrics import register as register_metrics
 from menace_course.service.refusal import Refusal, as_refusal, json_answer
 from menace_course.service.state import DatabaseRecorder, ServiceState
 from menace_course.service.static_files import serve_static_well
@@ -265,8 +267,7 @@ def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> F
         PERMANENT_SESSION_LIFETIME=timedelta(days=30),
         WTF_CSRF_TIME_LIMIT=None,  # a form open all afternoon still works; the token is per session
         WTF_CSRF_SSL_STRICT=True,
-        MENACE_OPEN=config.open,
-        MENACE_RATE_LIMIT=config.rate_limit,
+        MENACE=config,  # the one configuration (templates read config.MENACE.open)
     )
     serve_static_well(app)  # first: its after_request functions must run after the others
     app.json.sort_keys = False  # type: ignore[attr-defined]  # reports keep the order menace check prints
@@ -282,14 +283,26 @@ def create_app(config: ServiceConfig, dispatcher: Dispatcher | None = None) -> F
     app.jinja_env.globals["has_endpoint"] = lambda name: name in app.view_functions
     _register_errors(app)
     app.after_request(_security_headers)
+    _register_operations(app, config)
     dispatcher = dispatcher or make_dispatcher(config)
     app.extensions["menace"] = ServiceState(
         config=config, course=course, db=db, dispatcher=dispatcher, local_context_id=_local_context(db)
     )
     with db.reading() as session:
         backlog = [CheckJob.of(a) for a in unfinished(session)]
-    dispatcher.start(DatabaseRecorder(db), backlog)
+    dispatcher.start(CountingRecorder(DatabaseRecorder(db)), backlog)
     return app
+
+
+def _register_operations(app: Flask, config: ServiceConfig) -> None:
+    """``/metrics``, and a request id for every request (outermost, so it sees the real peer)."""
+    from menace_course.service.logs import RequestIds
+    from menace_course.service.proxy import is_trusted, parse_proxies
+
+    register_metrics(app)
+    proxies = parse_proxies(config.trusted_proxies)
+    trusted = (lambda peer: is_trusted(peer, proxies)) if config.behind_proxy else None
+    app.wsgi_app = RequestIds(app.wsgi_app, trusted)  # type: ignore[method-assign]
 
 
 def shutdown(app: Flask) -> None:

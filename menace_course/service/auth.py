@@ -124,7 +124,7 @@ def who() -> Who:
 def require_checker() -> Who:
     """The person, if they may run a check (signed in, or anyone when the service is open)."""
     person = who()
-    if not person.signed_in and not current_app.config["MENACE_OPEN"]:
+    if not person.signed_in and not current_app.config["MENACE"].open:
         raise AuthError(
             401, "sign in first: send 'Authorization: Bearer <token>' (menace users add gives one)"
         )

@@ -64,7 +64,7 @@ def rate_key() -> str:
 
 def submission_limit() -> str:
     """The checks-per-time limit in force (``menace serve --rate-limit``)."""
-    limit: str = current_app.config["MENACE_RATE_LIMIT"]
+    limit: str = current_app.config["MENACE"].rate_limit
     return limit
 
 

@@ -20,8 +20,10 @@ The access log never shows a one-time login link's code (:class:`RedactingLogger
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +47,27 @@ class RedactingLogger(Logger):  # type: ignore[misc]
             if isinstance(value, str) and "/login/" in value:
                 atoms[key] = _SECRET_PATH.sub("/login/…", value)
         return atoms
+
+    def access(self, resp: Any, req: Any, environ: Any, request_time: Any) -> None:
+        """The access line, logged with the request's id (see :mod:`~menace_course.service.logs`)."""
+        from menace_course.service.logs import ENVIRON_KEY, bound
+
+        with bound(str(environ.get(ENVIRON_KEY, ""))):
+            super().access(resp, req, environ, request_time)
+
+
+class JsonLogger(RedactingLogger):
+    """:class:`RedactingLogger` writing one JSON object per line (``log_format = "json"``)."""
+
+    def setup(self, cfg: Any) -> None:
+        """gunicorn's handlers, each with the JSON formatter and the request id."""
+        from menace_course.service.logs import JsonFormatter, RequestIdFilter
+
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            for handler in log.handlers:
+                handler.setFormatter(JsonFormatter())
+                handler.addFilter(RequestIdFilter())
 
 
 def bind_address(host: str, port: int) -> str:
@@ -71,6 +94,11 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
             shown = f"[{host}]" if ":" in host else host
             self.announce(f"http://{shown}:{port}")
 
+        def child_exit(server: Any, worker: Any) -> None:
+            from prometheus_client import multiprocess
+
+            multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
         def worker_exit(server: Any, worker: Any) -> None:
             if self.flask_app is not None:
                 from menace_course.service.app import shutdown
@@ -87,11 +115,12 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
             "accesslog": "-",
             "errorlog": "-",
             "loglevel": "info",
-            "logger_class": RedactingLogger,
+            "logger_class": JsonLogger if config.log_format == "json" else RedactingLogger,
             "proc_name": "menace-serve",
             "control_socket_disable": True,
             "when_ready": when_ready,
             "worker_exit": worker_exit,
+            "child_exit": child_exit,
             "forwarded_allow_ips": ",".join(config.trusted_proxies) if config.behind_proxy else "",
         }
         for key, value in settings.items():
@@ -105,7 +134,31 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
         return self.flask_app
 
 
+def share_metrics() -> str:
+    """The folder where the web processes keep their metrics (prometheus_client's multiprocess mode).
+
+    prometheus_client reads ``PROMETHEUS_MULTIPROC_DIR`` once, when it is first imported,
+    so this runs before anything imports it (:mod:`~menace_course.service.metrics`).
+    """
+    if "prometheus_client" in sys.modules:
+        raise RuntimeError("prometheus_client was imported before its multiprocess folder was set")
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or tempfile.mkdtemp(prefix="menace-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+    return folder
+
+
 def serve(config: ServiceConfig, announce: Callable[[str], None]) -> None:
     """Run the service until it is stopped (Ctrl-C or SIGTERM)."""
+    import shutil
+
+    from menace_course.service.logs import setup_logging
+
     sys.argv = sys.argv[:1]  # gunicorn must not read menace's own arguments
-    ServiceApplication(config, announce).run()
+    setup_logging(config.log_format)
+    folder = share_metrics()  # before gunicorn forks the web processes
+    arbiter = os.getpid()
+    try:
+        ServiceApplication(config, announce).run()
+    finally:
+        if os.getpid() == arbiter:  # a web process leaves through here too (gunicorn's sys.exit)
+            shutil.rmtree(folder, ignore_errors=True)

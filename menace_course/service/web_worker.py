@@ -100,8 +100,10 @@ class WaitressWorker(Worker):  # type: ignore[misc]
 
     def _body_limit(self) -> int:
         """Bytes of body waitress buffers at most: twice the app's own limit, which answers first."""
-        config = getattr(self.app, "service_config", None)
-        return 2 * int(getattr(config, "max_body_bytes", 1024 * 1024)) + 64 * 1024
+        from menace_course.service.server import ServiceApplication
+
+        assert isinstance(self.app, ServiceApplication)
+        return 2 * self.app.service_config.max_body_bytes + 64 * 1024
 
     def _logged(self, app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
         """``app``, writing gunicorn's access log line for each request once its answer is sent."""

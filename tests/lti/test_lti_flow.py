@@ -183,6 +183,12 @@ def test_a_link_without_a_grade_column_gets_one_made_once_and_reused(
 def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(
     service: Service, lms: RunningPlatform
 ) -> None:
+    from prometheus_client import REGISTRY
+
+    def counted(name: str) -> float:  # this process's /metrics counters (the service runs in it)
+        return REGISTRY.get_sample_value(name) or 0.0
+
+    failures, retries = counted("menace_passback_failures_total"), counted("menace_passback_retries_total")
     link_id = add_activity(lms, "after_game")
     lineitem = lms.state.links[link_id].lineitem_id
     browser = Browser()
@@ -208,6 +214,8 @@ def test_a_score_is_kept_while_the_lms_is_down_and_sent_when_it_is_back(
         explain=lambda: outcomes(service, resource_link_id=link_id),
     )
     assert post.body["scoreGiven"] == 15
+    assert counted("menace_passback_failures_total") > failures
+    assert counted("menace_passback_retries_total") > retries
 
     def settled() -> bool:
         # The LMS has the score as soon as the post arrives; the service records that it was

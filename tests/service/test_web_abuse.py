@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -265,7 +266,9 @@ def test_healthz_tells_strangers_only_ok(service_app: Any, monkeypatch: pytest.M
     _, teacher = add_user(service_app, instructor=True)
     detailed = service_app.test_client().get("/healthz", headers=bearer(teacher)).get_json()
     assert detailed["ok"] and "dispatcher" in detailed and detailed["database"] is True
-    monkeypatch.setenv("MENACE_METRICS_TOKEN", "mc_metrics_secret")
+    configured = replace(service_app.extensions["menace"].config, metrics_token="mc_metrics_secret")
+    monkeypatch.setattr(service_app.extensions["menace"], "config", configured)
+    monkeypatch.setitem(service_app.config, "MENACE", configured)
     metrics = service_app.test_client().get("/healthz", headers=bearer("mc_metrics_secret")).get_json()
     assert "dispatcher" in metrics
     wrong = service_app.test_client().get("/healthz", headers=bearer("mc_metrics_guess"))

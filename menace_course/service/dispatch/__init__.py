@@ -20,10 +20,4 @@ def make_dispatcher(config: ServiceConfig) -> Dispatcher:
         return ProcrastinateDispatcher(config)
     from menace_course.service.dispatch.local import LocalPool
 
-    return LocalPool(
-        str(config.course),
-        workers=config.workers,
-        sandbox=config.sandbox,
-        check_seconds=config.check_seconds,
-        max_queue=config.max_queue,
-    )
+    return LocalPool.of(config)

@@ -55,11 +55,15 @@ class CheckJob:
     source: str
     lane: str = ""
     ahead: int = 0
+    request_id: str = ""  #: the request that made it, for the log lines of its check
 
     @classmethod
     def of(cls, attempt: Attempt, ahead: int = 0) -> CheckJob:
-        """The job of a stored attempt."""
-        return cls(attempt.id, attempt.challenge, attempt.filename, attempt.source, lane_of(attempt), ahead)
+        """The job of a stored attempt (made in a request: with the request's id)."""
+        from menace_course.service.logs import request_id
+
+        lane, made_by = lane_of(attempt), request_id.get()
+        return cls(attempt.id, attempt.challenge, attempt.filename, attempt.source, lane, ahead, made_by)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for a pipe or a task queue."""
@@ -75,6 +79,7 @@ class CheckJob:
             str(data["source"]),
             str(data.get("lane", "")),
             int(data.get("ahead", 0)),
+            str(data.get("request_id", "")),
         )
 
 

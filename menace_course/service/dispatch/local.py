@@ -32,8 +32,10 @@ from typing import Any
 
 from menace_course.checking.pipeline import GRADER_FAILED
 from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport
+from menace_course.service.config import ServiceConfig, default_of
 from menace_course.service.dispatch.base import CheckJob, Enqueue, QueueFull, Recorder
 from menace_course.service.dispatch.fair import FairQueue
+from menace_course.service.logs import bound
 
 log = logging.getLogger("menace.service.dispatch")
 #: Seconds a new grader process may take to import the course's tests.
@@ -142,8 +144,8 @@ class LocalPool:
         course_root: str,
         workers: int,
         sandbox: SandboxKind,
-        check_seconds: float = 60.0,
-        max_queue: int = 200,
+        check_seconds: float = default_of("check_seconds"),
+        max_queue: int = default_of("max_queue"),
     ) -> None:
         """Describe the pool; nothing starts before :meth:`start`."""
         self.course_root = course_root
@@ -162,6 +164,11 @@ class LocalPool:
         self._seconds_per_check = 0.3  #: a running mean, for Retry-After
         self.checked = 0
         self.grader_errors = 0
+
+    @classmethod
+    def of(cls, config: ServiceConfig) -> LocalPool:
+        """The pool ``config`` describes."""
+        return cls(str(config.course), config.workers, config.sandbox, config.check_seconds, config.max_queue)
 
     # -- the Dispatcher protocol ---------------------------------------------------------
 
@@ -278,7 +285,8 @@ class LocalPool:
         if not self._recorder.started(job.attempt_id):
             return  # recorded already (a re-run after a crash that had finished it)
         began = time.monotonic()
-        report = self._run(index, job)
+        with bound(job.request_id):  # this check's log lines carry its request's id
+            report = self._run(index, job)
         self._seconds_per_check = 0.9 * self._seconds_per_check + 0.1 * (time.monotonic() - began)
         self.checked += 1
         if report.get("status") == Status.GRADER_ERROR.value:

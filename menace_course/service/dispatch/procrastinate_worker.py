@@ -37,6 +37,7 @@ from procrastinate.worker import Worker
 from sqlalchemy import text
 
 from menace_course.models import SandboxKind
+from menace_course.service.config import ServiceConfig, default_of
 from menace_course.service.db.engine import Database
 from menace_course.service.db.models import Attempt, AttemptStatus
 from menace_course.service.dispatch.base import CheckJob
@@ -71,8 +72,21 @@ class WorkerConfig:
     broker_url: str = ""  #: where the queue's tables are; empty means ``db_url``
     concurrency: int = 1  #: grader processes, so checks at once
     sandbox: SandboxKind = "bwrap"
-    check_seconds: float = 60.0  #: wall clock for one check in a grader
+    check_seconds: float = default_of("check_seconds")  #: wall clock for one check in a grader
     name: str = ""  #: shown in logs; empty means host:pid
+
+    @classmethod
+    def of(cls, config: ServiceConfig) -> WorkerConfig:
+        """The worker's part of the one configuration."""
+        return cls(
+            config.course,
+            config.database_url,
+            config.broker_url,
+            config.concurrency,
+            config.sandbox,
+            config.check_seconds,
+            config.worker_name,
+        )
 
     @property
     def queue_url(self) -> str:

@@ -183,7 +183,8 @@ def _checker() -> tuple[str | None, str | None]:
         person = None
     if person is not None and person.signed_in:
         return person.name or "you", None
-    if current_app.config.get("MENACE_OPEN"):
+    service = _service()
+    if service.config.open if service is not None else current_app.config.get("MENACE_OPEN"):
         return None, None
     return None, url_for("pages.login")
 

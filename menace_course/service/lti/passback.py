@@ -376,9 +376,14 @@ def send_one(
         return 0
     if problem is not None:
         log.warning("challenge %s cannot be read (%s); sending the best score", outcome.challenge, problem)
+    from menace_course.service import metrics
+
+    if outcome.tries:
+        metrics.PASSBACK_RETRIES.inc()
     try:
         made = post_score(outcome, score, challenge, keys, outcome.user.subject, origins)
     except (LtiException, requests.RequestException, ValueError, KeyError) as error:
+        metrics.PASSBACK_FAILURES.inc()
         TokenCachingConnector.forget()
         tries = outcome.tries + 1
         delay = retry_delay(tries)
