@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
 
 from flask import has_request_context, request
 
@@ -147,6 +146,6 @@ def _refusal(over: OverLimit) -> Rejected:
     return Rejected(429, "queue_full", "the check queue is full; try again shortly", retry_after=5)
 
 
-def feedback(service: ServiceState, report: dict[str, Any], format: Format) -> str:
+def feedback(service: ServiceState, report: SubmissionReport, format: Format) -> str:
     """The report in words, exactly as ``menace check --format FORMAT`` shows it."""
-    return render(SubmissionReport.from_dict(report), service.course.templates_dir, format)
+    return render(report, service.course.templates_dir, format)
