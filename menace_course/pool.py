@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import json
+import logging
 import os
 import queue
 import signal
@@ -53,6 +54,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+log = logging.getLogger("menace.pool")
 
 #: How long a grader may take to start (import the grader, ``ready``, the task's ``warm``).
 START_SECONDS = 120.0
@@ -110,7 +112,7 @@ def serve() -> None:
     except Exception as error:  # a broken course: no task can run here
         connection.send(("refused", str(error) or type(error).__name__))
         return
-    connection.send(("ready", os.getpid()))
+    connection.send(("ready", None))
     while (message := _receive(connection)) is not None:
         function, warm, task = message
         try:
@@ -306,6 +308,7 @@ class Graders:
                 except GraderLost as lost:
                     if lost.reason is not Lost.DIED or again or (cancelled and cancelled.is_set()):
                         raise
+                    log.warning("%s; the task is tried once more on a fresh one", lost.detail)
             raise AssertionError("unreachable")
 
     def run(
@@ -351,17 +354,19 @@ class Graders:
         threads = [threading.Thread(target=work, daemon=True) for _ in range(min(self.size, count))]
         for thread in threads:
             thread.start()
+        finished = False
         try:
             for _ in range(count):
                 task, kind, value = done.get()
                 if kind == "error":
                     raise value
                 yield on_lost(task, value) if kind == "lost" else value
+            finished = True
         finally:
             cancelled.set()
             with lock:
                 todo.clear()
-            if any(thread.is_alive() for thread in threads):
+            if not finished:
                 self.stop()  # interrupted: the busy graders go (a later task starts new ones)
             for thread in threads:
                 thread.join()
