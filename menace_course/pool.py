@@ -7,7 +7,7 @@ autograders, the service's local graders and ``menace worker``'s::
     Graders(size, ready=...)                      up to ``size`` grader processes
       .call(function, task, seconds=...)          one task on a free grader: its result, or GraderLost
       .run(function, tasks, on_lost=...)          many in parallel, each result when it is ready
-          │ pickled over a private socket (the pipe: the only place a result is serialised)
+          │ pickled over a private socket (the pipe: where a result is serialised)
           ▼
     GraderProcess: ``ready()`` once, then ``warm(task)``, then ``function(task)``, task after task
 
