@@ -26,9 +26,11 @@ The one policy, whatever the caller, says why a task got no result with a :class
 * ``RAISED``: the task's function raised, a bug of ours; the traceback is the detail, and the
   grader goes on with the next task.
 
-A grader process is a plain ``python -c`` (not ``multiprocessing``, which would import the
-parent's ``__main__`` again) with the parent's ``sys.path``, in a session of its own; it
-ignores Ctrl-C (the parent handles it) and ends when its parent is gone, even after ``kill -9``.
+A grader process is a plain ``python -P -c`` (not ``multiprocessing``, which would import
+the parent's ``__main__`` again) with the parent's ``sys.path`` less the working folder (a
+folder of submissions, say: a ``json.py`` there must not shadow the standard library's
+in trusted code), in a session of its own; it ignores Ctrl-C (the parent handles it) and
+ends when its parent is gone, even after ``kill -9``.
 """
 
 from __future__ import annotations
@@ -128,6 +130,12 @@ def serve() -> None:
             connection.send(("raised", traceback.format_exc()))
 
 
+def _grader_path() -> list[str]:
+    """The parent's ``sys.path`` without its working folder (a student's, perhaps): only our package's."""
+    here, ours = os.getcwd(), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return [p for p in sys.path if os.path.abspath(p) != here or here == ours]
+
+
 def _receive(connection: Connection) -> Any:
     try:
         return connection.recv()
@@ -146,7 +154,7 @@ class GraderProcess:
             "-P",
             "-c",
             _LAUNCH,
-            json.dumps(sys.path),
+            json.dumps(_grader_path()),
             str(theirs.fileno()),
             str(os.getpid()),
         ]

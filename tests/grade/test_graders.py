@@ -73,3 +73,17 @@ def test_a_grader_that_dies_is_replaced_and_the_next_task_runs() -> None:
             graders.call(square_or_die, 3)
         assert lost.value.reason is Lost.DIED
         assert graders.call(square_or_die, 4) == 16
+
+
+def where_colorsys_comes_from(_: int) -> str:
+    import colorsys  # a module of the standard library that nothing imported yet
+
+    return colorsys.__file__
+
+
+def test_a_grader_never_imports_from_the_folder_it_was_started_in(tmp_path, monkeypatch) -> None:
+    (tmp_path / "colorsys.py").write_text("raise SystemExit('a student file was imported by the grader')\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # as `python -m menace_course grade` run there has it
+    with Graders(1) as graders:
+        assert not graders.call(where_colorsys_comes_from, 0).startswith(str(tmp_path))

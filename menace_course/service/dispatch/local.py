@@ -127,8 +127,8 @@ class LocalPool:
 
     def stop(self) -> None:
         """End the slots and the grader processes; queued checks stay in the database."""
-        self._graders.stop()
         self._jobs.close()
+        self._graders.stop()
         for thread in self._threads:
             thread.join(timeout=5)
 
