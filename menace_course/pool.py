@@ -27,7 +27,8 @@ The one policy, whatever the caller, says why a task got no result with a :class
   grader goes on with the next task.
 
 A grader process is a plain ``python -P -c`` (not ``multiprocessing``, which would import
-the parent's ``__main__`` again) with the parent's ``sys.path`` less the working folder (a
+the parent's ``__main__`` again: a ``__main__`` of ``python -m NAME`` is read as the module
+NAME) with the parent's ``sys.path`` less the working folder (a
 folder of submissions, say: a ``json.py`` there must not shadow the standard library's
 in trusted code), in a session of its own; it ignores Ctrl-C (the parent handles it) and
 ends when its parent is gone, even after ``kill -9``.
@@ -37,9 +38,11 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import io
 import json
 import logging
 import os
+import pickle
 import queue
 import signal
 import socket
@@ -95,8 +98,8 @@ class GraderLost(Exception):
 
 
 def serve() -> None:
-    """A grader process (``python -c _LAUNCH PATH FD PARENT``): ready, then each task the pipe brings."""
-    fd, parent = int(sys.argv[2]), int(sys.argv[3])
+    """A grader process (``python -c _LAUNCH PATH FD PARENT MAIN``): ready, then each task it is sent."""
+    fd, parent, main = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -108,26 +111,42 @@ def serve() -> None:
     threading.Thread(target=watch, daemon=True, name="watch-parent").start()
     connection = Connection(fd)
     try:
-        ready = connection.recv()
+        ready = _Unpickler(connection.recv_bytes(), main).load()
         if ready is not None:
             ready()
     except Exception as error:  # a broken course: no task can run here
         connection.send(("refused", str(error) or type(error).__name__))
         return
     connection.send(("ready", None))
-    while (message := _receive(connection)) is not None:
-        function, warm, task = message
+    while True:
         try:
+            message = _Unpickler(connection.recv_bytes(), main).load()
+            if message is None:
+                return
+            function, warm, task = message
             if warm is not None:
                 warm(task)  # before the watchdog's clock starts (e.g. collecting a suite)
             connection.send(("begin", None))
             reply = ("ok", function(task))
-        except Exception:  # our bug: the parent makes it the task's result
+        except (EOFError, OSError):  # the parent is gone
+            return
+        except Exception:  # our bug (in the task, or a task that does not unpickle here)
             reply = ("raised", traceback.format_exc())
         try:
             connection.send(reply)
         except Exception:  # a result that does not pickle is our bug too
             connection.send(("raised", traceback.format_exc()))
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads what the parent sent; its ``__main__`` (``python -m NAME``) is the module NAME here."""
+
+    def __init__(self, data: bytes, main: str) -> None:
+        super().__init__(io.BytesIO(data))
+        self.main = main
+
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(self.main if module == "__main__" and self.main else module, name)
 
 
 def _grader_path() -> list[str]:
@@ -136,28 +155,21 @@ def _grader_path() -> list[str]:
     return [p for p in sys.path if os.path.abspath(p) != here or here == ours]
 
 
-def _receive(connection: Connection) -> Any:
-    try:
-        return connection.recv()
-    except (EOFError, OSError):
-        return None
-
-
 class GraderProcess:
     """One grader process and the socket to it; :meth:`run` gives a result or raises :class:`GraderLost`."""
 
     def __init__(self, ready: Callable[[], object] | None = None) -> None:
         """Start the process; it runs ``ready()`` (picklable: a module's function) before any task."""
         ours, theirs = socket.socketpair()
+        main = getattr(getattr(sys.modules["__main__"], "__spec__", None), "name", "")
         argv = [
             sys.executable,
-            "-P",
+            "-I" if sys.flags.isolated else "-P",
             "-c",
             _LAUNCH,
             json.dumps(_grader_path()),
-            str(theirs.fileno()),
-            str(os.getpid()),
         ]
+        argv += [str(theirs.fileno()), str(os.getpid()), main or ""]
         try:
             self.process = subprocess.Popen(
                 argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, start_new_session=True
@@ -377,4 +389,4 @@ class Graders:
             if not finished:
                 self.stop()  # interrupted: the busy graders go (a later task starts new ones)
             for thread in threads:
-                thread.join()
+                thread.join(timeout=10)  # one that started a grader just now: __exit__ stops it
