@@ -7,8 +7,8 @@ marks. Stopping at the first failing test gives the same verdict as running them
 in a fraction of the time, and names the test that caught it.
 
 Mutants, and the files validate checks (the reference, the starter, the wrong solutions),
-are judged in the worker processes of one :class:`~menace_course.pool.WorkerPool` (two by
-default, one per core of the CI machine), each under its watchdog: each worker collects the
+are judged in the grader processes of one :class:`~menace_course.pool.Graders` (two by
+default, one per core of the CI machine), each under its watchdog: each grader collects the
 challenge's suite once and then judges task after task.
 """
 
@@ -34,7 +34,7 @@ from menace_course.checking.suite import RUN_SUITES, Suite
 from menace_course.course import Course
 from menace_course.errors import MenaceError
 from menace_course.models import Outcome, SandboxKind, Status, SubmissionReport
-from menace_course.pool import WorkerPool
+from menace_course.pool import GraderLost, Graders, Lost
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ _WHY_NOT = {
 }
 
 
-# -- in worker processes --------------------------------------------------------------------
+# -- in grader processes --------------------------------------------------------------------
 
 
 def _suite(course_root: Path, slug: str) -> Suite:
@@ -91,7 +91,7 @@ def _suite(course_root: Path, slug: str) -> Suite:
 
 @dataclass(frozen=True)
 class MutantTask:
-    """One mutant to judge, as a worker process receives it."""
+    """One mutant to judge, as a grader process receives it."""
 
     course: Path
     slug: str
@@ -109,7 +109,7 @@ class CheckTask:
     kind: SandboxKind
     index: int  #: its place among the submissions asked for
     submission: Path | tuple[str, bytes]
-    times: int = 1  #: checked this many times in a row, in the same worker
+    times: int = 1  #: checked this many times in a row, in the same grader
 
 
 def _warm(task: MutantTask | CheckTask) -> None:
@@ -117,24 +117,24 @@ def _warm(task: MutantTask | CheckTask) -> None:
 
 
 def _judge(task: MutantTask) -> Verdict:
-    """Judge one mutant (in a worker process)."""
+    """Judge one mutant (in a grader process)."""
     failed = first_failure(task.source, _suite(task.course, task.slug), task.kind)
     return Verdict(task.mutant_id, failed is not None, failed)
 
 
 def _trace(task: CheckTask) -> tuple[int, Trace | None]:
-    """The calls each test makes into one submission (in a worker process)."""
+    """The calls each test makes into one submission (in a grader process)."""
     return task.index, trace_calls(task.submission, _suite(task.course, task.slug), task.kind)
 
 
 def _check(task: CheckTask) -> tuple[int, tuple[SubmissionReport, ...]]:
-    """Check one submission as ``menace check`` would (in a worker process), ``times`` times."""
+    """Check one submission as ``menace check`` would (in a grader process), ``times`` times."""
     suite = _suite(task.course, task.slug)
     return task.index, tuple(check_submission(task.submission, suite, task.kind) for _ in range(task.times))
 
 
 class Judge:
-    """Judges files and mutants of any challenge of one course, in a :class:`WorkerPool`.
+    """Judges files and mutants of any challenge of one course, in :class:`~menace_course.pool.Graders`.
 
     Every file and mutant is judged under the pool's watchdog
     (:func:`~menace_course.checking.pipeline.time_allowed`): one that would hang the grader is
@@ -147,18 +147,18 @@ class Judge:
     """
 
     def __init__(self, course: Course, kind: SandboxKind, jobs: int = 2) -> None:
-        """Prepare; worker processes start at the first task."""
+        """Prepare; grader processes start at the first task."""
         self.course = course
         self.kind = kind
         self.jobs = max(1, jobs)
-        self._pool = WorkerPool(self.jobs)
+        self._pool = Graders(self.jobs)
 
     def __enter__(self) -> Judge:
         """Nothing starts yet."""
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        """Stop the worker processes, dropping any work not started."""
+        """Stop the grader processes, dropping any work not started."""
         self._pool.__exit__(*exc_info)
 
     def _seconds(self, slug: str) -> float:
@@ -177,7 +177,7 @@ class Judge:
         return self.check(slug, list(paths))
 
     def check_twice(self, slug: str, path: Path) -> tuple[SubmissionReport, SubmissionReport]:
-        """Check one file twice in a row in one worker (state kept between runs would show)."""
+        """Check one file twice in a row in one grader (state kept between runs would show)."""
         ((_, reports),) = self._run(slug, [path], times=2)
         return reports[0], reports[-1]
 
@@ -194,19 +194,15 @@ class Judge:
         def name_of(task: CheckTask) -> Path:
             return Path(task.submission.name if isinstance(task.submission, Path) else task.submission[0])
 
-        def crashed(task: CheckTask, why: str) -> tuple[int, tuple[SubmissionReport, ...]]:
+        def lost(task: CheckTask, lost: GraderLost) -> tuple[int, tuple[SubmissionReport, ...]]:
+            if lost.reason is Lost.TIMEOUT:
+                message = f"checking it did not finish within {lost.seconds:g} seconds, so it was stopped"
+                report = stopped_report(suite, name_of(task), task.kind, Status.TIMEOUT, message)
+                return task.index, (report,) * times
             report = stopped_report(suite, name_of(task), task.kind, Status.GRADER_ERROR, GRADER_FAILED)
-            return task.index, (replace(report, grader_log=(why,)),) * times
+            return task.index, (replace(report, grader_log=(lost.detail,)),) * times
 
-        def stuck(task: CheckTask, limit: float) -> tuple[int, tuple[SubmissionReport, ...]]:
-            message = f"checking it did not finish within {limit:g} seconds, so it was stopped"
-            report = stopped_report(suite, name_of(task), task.kind, Status.TIMEOUT, message)
-            return task.index, (report,) * times
-
-        ran = self._pool.run(
-            _check, tasks, on_crash=crashed, on_timeout=stuck, seconds=lambda _: seconds, warm=_warm
-        )
-        return list(ran)
+        return list(self._pool.run(_check, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm))
 
     def trace(self, slug: str, submissions: Sequence[Path | tuple[str, bytes]]) -> list[Trace | None]:
         """The calls each test makes into each submission, in order (see :mod:`~.oracle`).
@@ -219,14 +215,10 @@ class Judge:
             for index, submission in enumerate(submissions)
         ]
 
-        def lost(task: CheckTask, _: object) -> tuple[int, Trace | None]:
+        def lost(task: CheckTask, _: GraderLost) -> tuple[int, Trace | None]:
             return task.index, None
 
-        found = dict(
-            self._pool.run(
-                _trace, tasks, on_crash=lost, on_timeout=lost, seconds=lambda _: seconds, warm=_warm
-            )
-        )
+        found = dict(self._pool.run(_trace, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm))
         return [found.get(index) for index in range(len(submissions))]
 
     def judge_all(
@@ -240,17 +232,14 @@ class Judge:
         seconds = self._seconds(slug)
         tasks = [MutantTask(self.course.root, slug, self.kind, m.id, m.source) for m in mutants]
 
-        def crashed(task: MutantTask, why: str) -> Verdict:
-            last = why.strip().splitlines()[-1] if why.strip() else why
+        def lost(task: MutantTask, lost: GraderLost) -> Verdict:
+            if lost.reason is Lost.TIMEOUT:
+                return Verdict(task.mutant_id, True, f"the watchdog ({lost.seconds:g} s)")
+            last = lost.detail.strip().splitlines()[-1]
             raise MenaceError(f"judging the mutant {task.mutant_id} of {slug} failed: {last}")
 
-        def stuck(task: MutantTask, limit: float) -> Verdict:
-            return Verdict(task.mutant_id, True, f"the watchdog ({limit:g} s)")
-
         found: dict[str, Verdict] = {}
-        for verdict in self._pool.run(
-            _judge, tasks, on_crash=crashed, on_timeout=stuck, seconds=lambda _: seconds, warm=_warm
-        ):
+        for verdict in self._pool.run(_judge, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm):
             found[verdict.id] = verdict
             tick()
         return [found[m.id] for m in mutants]

@@ -51,7 +51,7 @@ class _Task:
 
 
 def _check(task: _Task) -> SubmissionReport:
-    """Check the submission (in the pool's worker process)."""
+    """Check the submission (in the pool's grader process)."""
     from menace_course.checking.pipeline import check_submission
     from menace_course.checking.suite import load_suite
 
@@ -63,7 +63,7 @@ def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
 
     The file graded is the one every entry point picks (:mod:`menace_course.checking.entry`);
     a submission with nothing to grade scores 0 with a message for the student. The check
-    runs in a worker process under a watchdog (:mod:`menace_course.pool`): a submission
+    runs in a grader process under a watchdog (:mod:`menace_course.pool`): a submission
     that would hang the grader is stopped and scored 0, with a timeout.
     """
     from menace_course.checking.entry import pick_file
@@ -71,7 +71,7 @@ def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
     from menace_course.checking.suite import load_suite
     from menace_course.course import BUNDLED_COURSE
     from menace_course.exports.gradescope_results import Visibility, failure_json, results_json
-    from menace_course.pool import WorkerPool
+    from menace_course.pool import GraderLost, Graders, Lost
     from menace_course.sandbox.launch import choose_kind
 
     started = time.monotonic()
@@ -89,19 +89,18 @@ def grade(root: Path, slug: str, hidden: str, sandbox: str) -> dict[str, Any]:
     kind = choose_kind(sandbox)
     print(f"grading {folder} against {slug} (sandbox: {kind})")
 
-    def crashed(task: _Task, why: str) -> SubmissionReport:
-        raise RuntimeError(f"the grader failed:\n{why}")
-
-    def stuck(task: _Task, seconds: float) -> SubmissionReport:
-        message = f"checking it did not finish within {seconds:g} seconds, so it was stopped"
+    def lost(task: _Task, lost: GraderLost) -> SubmissionReport:
+        if lost.reason is not Lost.TIMEOUT:
+            raise RuntimeError(f"the grader failed:\n{lost.detail}")
+        message = f"checking it did not finish within {lost.seconds:g} seconds, so it was stopped"
         return stopped_report(
             suite, Path(choice.file.shown if choice.file else "?"), kind, Status.TIMEOUT, message
         )
 
     limit = time_allowed(suite.challenge.limits)
-    with WorkerPool(jobs=1) as pool:
+    with Graders(1) as graders:
         task = _Task(course.root, slug, folder, kind)
-        (report,) = pool.run(_check, [task], on_crash=crashed, on_timeout=stuck, seconds=lambda _: limit)
+        (report,) = graders.run(_check, [task], on_lost=lost, seconds=lambda _: limit)
     for line in report.grader_log:  # stdout: Gradescope shows it to the instructor only
         print(line)
     if report.status is Status.GRADER_ERROR:

@@ -13,7 +13,7 @@ menace notebook :class:`GradeWithMenace`, in ``Execute``'s place, does this inst
 2. it writes the sanitized notebook to bytes and checks that file through
    :func:`~menace_course.checking.pipeline.check_submission` in bubblewrap, against the
    course ``menace.json`` (or ``$MENACE_COURSE``) names, hidden tests included, in a
-   worker process under menace's watchdog (:mod:`menace_course.pool`);
+   grader process under menace's watchdog (:mod:`menace_course.pool`);
 3. it gives every test cell menace's result for the test of its ``grade_id`` as output:
    a pass as printed text, a failure as an error; the checks cell gets the whole feedback.
 
@@ -79,7 +79,7 @@ def challenge_of(db_url: str, notebook: str, assignment: str) -> str | None:
 
 @dataclass(frozen=True)
 class _Task:
-    """One notebook to check in a worker process (picklable)."""
+    """One notebook to check in a grader process (picklable)."""
 
     course: Path
     slug: str
@@ -89,7 +89,7 @@ class _Task:
 
 
 def _check(task: _Task) -> SubmissionReport:
-    """Check the notebook (in the pool's worker process)."""
+    """Check the notebook (in the pool's grader process)."""
     course, suite = course_and_suite(task.slug, Place(task.course, grading=True))
     return check_file(task.name, task.data, course, suite, task.sandbox).report
 
@@ -101,21 +101,20 @@ def grade_notebook(data: bytes, name: str, slug: str, course_root: Path, sandbox
         KernelNotReady: menace cannot grade it (the message says why, for the instructor).
     """
     from menace_course.checking.pipeline import stopped_report, time_allowed
-    from menace_course.pool import WorkerPool
+    from menace_course.pool import GraderLost, Graders, Lost
 
     course, suite = course_and_suite(slug, Place(course_root, grading=True))
 
-    def crashed(task: _Task, why: str) -> SubmissionReport:
-        raise KernelNotReady(f"the grader failed:\n{why}")
-
-    def stuck(task: _Task, seconds: float) -> SubmissionReport:
-        message = f"checking it did not finish within {seconds:g} seconds, so it was stopped"
+    def lost(task: _Task, lost: GraderLost) -> SubmissionReport:
+        if lost.reason is not Lost.TIMEOUT:
+            raise KernelNotReady(f"the grader failed:\n{lost.detail}")
+        message = f"checking it did not finish within {lost.seconds:g} seconds, so it was stopped"
         return stopped_report(suite, Path(name), sandbox, Status.TIMEOUT, message)
 
     limit = time_allowed(suite.challenge.limits)
-    with WorkerPool(jobs=1) as pool:
+    with Graders(1) as graders:
         task = _Task(course.root, slug, name, data, sandbox)
-        (report,) = pool.run(_check, [task], on_crash=crashed, on_timeout=stuck, seconds=lambda _: limit)
+        (report,) = graders.run(_check, [task], on_lost=lost, seconds=lambda _: limit)
     return Checked(report, course)
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from menace_course import wording
 from menace_course.checking.suite import Suite
 from menace_course.models import Detail, ErrorKind, LoadProblem, Outcome, Problem, Status, TestResult
-from menace_course.sandbox.outcomes import LoadOutcome, refused_for_size
+from menace_course.sandbox.outcomes import FunctionInfo, LoadOutcome, refused_for_size
 
 if TYPE_CHECKING:  # pipeline imports this module
     from menace_course.checking.pipeline import Target
@@ -117,10 +117,10 @@ def has_code(text: str) -> bool:
 
 
 def function_problem(
-    challenge: Target, functions: dict[str, dict[str, object]], name: str, text: str
+    challenge: Target, functions: dict[str, FunctionInfo], name: str, text: str
 ) -> tuple[Status, LoadProblem] | None:
     """Why the loaded file's functions cannot be tested, or None when they can (``text``: its code)."""
-    defined = tuple(sorted(f for f, info in functions.items() if info.get("is_function", True)))
+    defined = tuple(sorted(f for f, info in functions.items() if info.is_function))
     info = functions.get(challenge.function)
     if info is None and not defined and not has_code(text):
         return Status.NO_FUNCTION, LoadProblem(
@@ -133,14 +133,9 @@ def function_problem(
         return Status.NO_FUNCTION, LoadProblem(
             wording.LOAD_MISSING % {"fn": challenge.function, "file": name}, detail, defined
         )
-    low, high = info.get("min", 0), info.get("max")
     wanted = len(challenge.params)
-    assert isinstance(low, int)
-    if wanted < low or (isinstance(high, int) and wanted > high):
-        params = info.get("params", [])
-        got = (
-            f"{challenge.function}({', '.join(str(p) for p in params)})" if isinstance(params, list) else "?"
-        )
+    if wanted < info.min or (info.max is not None and wanted > info.max):
+        got = f"{challenge.function}({', '.join(info.params)})"
         detail = Detail(
             problem=Problem.SIGNATURE,
             expected=f"{challenge.function}({', '.join(challenge.params)})",

@@ -17,7 +17,7 @@ from typing import Any
 
 from menace_course.checking.compare import clone
 from menace_course.checking.failures import CallProblem
-from menace_course.sandbox.outcomes import CallOutcome
+from menace_course.sandbox.outcomes import CallOutcome, FunctionInfo
 from menace_course.sandbox.worker import Worker
 
 _current: contextvars.ContextVar[SubmissionProxy] = contextvars.ContextVar("menace_submission")
@@ -39,7 +39,7 @@ class SignatureProblem(CallProblem):
 class SubmissionProxy:
     """Stands for the student's module in a test; attribute access gives a callable."""
 
-    def __init__(self, worker: Worker, functions: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, worker: Worker, functions: dict[str, FunctionInfo]) -> None:
         """Wrap a loaded worker; ``functions`` is what the child reported it defines."""
         self._worker = worker
         self._functions = functions
@@ -66,8 +66,7 @@ class SubmissionProxy:
         info = self._functions.get(function)
         if info is None:
             raise CallProblem("missing", CallOutcome("missing"), function)
-        low, high = info.get("min", 0), info.get("max")
-        if len(args) < low or (high is not None and len(args) > high):
+        if len(args) < info.min or (info.max is not None and len(args) > info.max):
             raise SignatureProblem("signature", CallOutcome("raised"), function)
         outcome = self._worker.call(function, list(args))
         record.outcome = outcome

@@ -69,9 +69,9 @@ def worker(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: b
     db_url = values.get("db_url")
     if not db_url:
         raise UsageError("menace worker needs --db URL (or MENACE_DB): the service's PostgreSQL database")
+    from menace_course.pool import GraderLost
     from menace_course.service.config import ServiceConfig
     from menace_course.service.dispatch.grading import where
-    from menace_course.service.dispatch.local import GraderGone
     from menace_course.service.dispatch.procrastinate_queue import conninfo, ensure_schema
     from menace_course.service.dispatch.procrastinate_worker import WorkerConfig, WorkerStopped, run_worker
 
@@ -100,7 +100,7 @@ def worker(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: b
 
     try:
         asyncio.run(run_worker(config, ready))
-    except GraderGone as error:
+    except GraderLost as error:
         raise CourseError(f"the graders could not load the course {the_course.root}: {error}") from error
     except WorkerStopped as error:
         raise WorkerFailed(str(error)) from error

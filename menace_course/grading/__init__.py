@@ -3,7 +3,7 @@
 The modules, in the order the data flows through them::
 
     SUBMISSIONS ──discover──▶ Entry per student ──plan──▶ which need grading
-        ──batch (the pool's worker processes, one sandbox per submission)──▶ Record per student
+        ──batch (the pool's grader processes, one sandbox per submission)──▶ Record per student
         ──store (OUT/.results/<key>.json, written atomically)──▶
         ──assemble──▶ results.jsonl · grades.csv (table) · feedback/ · report.html (report, plots)
 

@@ -4,7 +4,7 @@ Everything here is derived from ``OUT/.results/`` and can be rebuilt from it at 
 each file is written whole or not at all (:mod:`~menace_course.grading.store`). Rows are
 in the order of the students' names, so the same records always give the same files.
 The records are read one at a time and feed the three outputs in one pass; feedback is
-rendered in the worker processes, a chunk of students per task.
+rendered in the grader processes, a chunk of students per task.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from menace_course.grading.report import render_class_report
 from menace_course.grading.stats import ClassStats, TestInfo
 from menace_course.grading.store import ResultStore
 from menace_course.grading.table import grades_writer, header
-from menace_course.pool import WorkerPool
+from menace_course.pool import GraderLost, Graders
 
 FEEDBACK_DIR = "feedback"
 #: Feedback formats and their file suffixes; text is used only when a course has neither.
@@ -58,7 +58,7 @@ def feedback_formats(templates: Path) -> dict[str, str]:
 
 
 def render_feedback_task(task: dict[str, Any]) -> dict[str, Any]:
-    """Write the feedback files of a chunk of students (runs in a worker process)."""
+    """Write the feedback files of a chunk of students (runs in a grader process)."""
     out, templates = Path(task["out"]), Path(task["templates"])
     store = ResultStore(out)
     errors = []
@@ -78,8 +78,8 @@ def render_feedback_task(task: dict[str, Any]) -> dict[str, Any]:
     return {"errors": errors}
 
 
-def write_feedback(layout: Layout, keys: Sequence[str], pool: WorkerPool) -> list[str]:
-    """Render every student's feedback in the worker processes; return what went wrong."""
+def write_feedback(layout: Layout, keys: Sequence[str], pool: Graders) -> list[str]:
+    """Render every student's feedback in the grader processes; return what went wrong."""
     (layout.out / FEEDBACK_DIR).mkdir(parents=True, exist_ok=True)
     formats = feedback_formats(layout.templates)
     tasks = [
@@ -92,13 +92,12 @@ def write_feedback(layout: Layout, keys: Sequence[str], pool: WorkerPool) -> lis
         for i in range(0, len(keys), CHUNK)
     ]
 
-    def crashed(task: dict[str, Any], why: str) -> dict[str, Any]:
-        return {
-            "errors": [f"{key}: its feedback could not be rendered ({why.strip()})" for key in task["keys"]]
-        }
+    def crashed(task: dict[str, Any], lost: GraderLost) -> dict[str, Any]:
+        why = lost.detail.strip()
+        return {"errors": [f"{key}: its feedback could not be rendered ({why})" for key in task["keys"]]}
 
     errors: list[str] = []
-    for result in pool.run(render_feedback_task, tasks, on_crash=crashed):
+    for result in pool.run(render_feedback_task, tasks, on_lost=crashed):
         errors.extend(result["errors"])
     return sorted(errors)
 
@@ -136,7 +135,7 @@ def write_tables(layout: Layout, store: ResultStore, keys: Sequence[str]) -> Cla
     return stats
 
 
-def assemble(layout: Layout, store: ResultStore, keys: Sequence[str], pool: WorkerPool) -> Assembled:
+def assemble(layout: Layout, store: ResultStore, keys: Sequence[str], pool: Graders) -> Assembled:
     """Write every output of OUT from the records of ``keys`` (in that order)."""
     errors = write_feedback(layout, keys, pool)
     return Assembled(write_tables(layout, store, keys), errors)

@@ -1,15 +1,16 @@
-"""Grade many submissions at once: each in a worker process of the pool, one sandbox each.
+"""Grade many submissions at once: each in a grader process of the pool, one sandbox each.
 
-Each worker process is trusted grader code (it imports the hidden tests and the
+Each grader process is trusted grader code (it imports the hidden tests and the
 reference); the student's code never runs in it, only in the sandboxed child that
 :func:`~menace_course.checking.pipeline.check_submission` starts for each submission. A
-worker collects the challenge's suite once (before the watchdog's clock starts) and
+grader collects the challenge's suite once (before the watchdog's clock starts) and
 keeps it. A :class:`Task` goes in, a record comes out.
 
-:class:`~menace_course.pool.WorkerPool` runs the tasks: a worker that dies costs its one
-task (run again once, then a ``grader_error`` row), and a submission still being graded
-after :func:`~menace_course.checking.pipeline.time_allowed` has its worker killed and gets
-a ``timeout`` row. Nothing a submission does can keep ``menace grade`` from finishing.
+:class:`~menace_course.pool.Graders` runs the tasks, and :func:`lost_record` is the row of a
+task whose grader was lost: a submission still being graded after
+:func:`~menace_course.checking.pipeline.time_allowed` gets a ``timeout`` row; a grader that
+died (twice), or a bug of ours, a ``grader_error`` row with why. Nothing a submission does
+can keep ``menace grade`` from finishing.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from menace_course.errors import UsageError
 from menace_course.grading.discover import Entry, entry_path
 from menace_course.grading.record import Record, make_record
 from menace_course.models import LoadProblem, SandboxKind, Status
+from menace_course.pool import GraderLost, Lost
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,13 @@ def grader_error_record(task: Task, why: str) -> Record:
         suite, _shown_name(task.entry), task.sandbox, Status.GRADER_ERROR, GRADER_FAILED, task.entry.student
     )
     return make_record(task.entry, report, grader_error=why)
+
+
+def lost_record(task: Task, lost: GraderLost) -> Record:
+    """The record of an entry whose grader gave no result: a ``timeout`` row, or a grader error with why."""
+    if lost.reason is Lost.TIMEOUT:
+        return timeout_record(task, lost.seconds)
+    return grader_error_record(task, lost.detail)
 
 
 def timeout_record(task: Task, seconds: float) -> Record:

@@ -20,7 +20,7 @@ from menace_course.checking.suite import Suite, collect
 from menace_course.course import Course
 from menace_course.errors import UsageError
 from menace_course.grading.assemble import Layout, assemble
-from menace_course.grading.batch import Task, grade_task, grader_error_record, make_task, timeout_record, warm
+from menace_course.grading.batch import grade_task, lost_record, make_task, warm
 from menace_course.grading.discover import Discovery, discover
 from menace_course.grading.plan import Plan, make_plan
 from menace_course.grading.record import Record, Row
@@ -28,7 +28,7 @@ from menace_course.grading.stats import ClassStats
 from menace_course.grading.store import ResultStore
 from menace_course.grading.table import LMS_COLUMNS
 from menace_course.models import SandboxKind
-from menace_course.pool import WorkerPool
+from menace_course.pool import Graders
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def grade_class(
     """Grade every student of ``request.submissions`` into ``request.out`` (see the module's docstring)."""
     started = time.monotonic()
     suite, found = prepare(request)
-    with ResultStore(request.out) as store, WorkerPool(request.jobs) as pool:
+    with ResultStore(request.out) as store, Graders(request.jobs) as pool:
         plan = make_plan(found.entries, store, request.challenge.slug, suite.suite_hash, request.regrade)
         on_start(len(plan.to_grade))
         changes = _grade(request, plan, store, pool, on_graded)
@@ -119,7 +119,7 @@ def _grade(
     request: Request,
     plan: Plan,
     store: ResultStore,
-    pool: WorkerPool,
+    pool: Graders,
     on_graded: Callable[[Record], None],
 ) -> list[ScoreChange]:
     tasks = [
@@ -130,15 +130,11 @@ def _grade(
     # which the parent has collected already).
     seconds = time_allowed(request.challenge.limits)
 
-    def crashed(task: Task, why: str) -> Record:
-        return grader_error_record(task, why)
-
     changes = []
     records = pool.run(
         grade_task,
         tasks,
-        on_crash=crashed,
-        on_timeout=timeout_record,
+        on_lost=lost_record,
         seconds=lambda task: seconds,
         warm=warm,
     )

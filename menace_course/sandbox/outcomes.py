@@ -124,6 +124,16 @@ class Confinement:
 
 
 @dataclass(frozen=True)
+class FunctionInfo:
+    """A name the submission defines, as the child reports it: a function's parameters and arity."""
+
+    params: tuple[str, ...] = ()
+    min: int = 0  #: the fewest arguments it takes
+    max: int | None = None  #: the most (None: ``*args``)
+    is_function: bool = False  #: False for any other name (a class, a value)
+
+
+@dataclass(frozen=True)
 class CellError:
     """A notebook's cell that stopped with an error while the child ran the cells one by one."""
 
@@ -136,7 +146,7 @@ class LoadOutcome:
     """What happened when the child imported the submission."""
 
     status: LoadStatus  #: ``ready``, ``raised``, ``timeout`` or ``crashed``
-    functions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
     printed: Printed = field(default_factory=Printed)
     exception: StudentException | None = None
     exit_code: int | None = None
@@ -242,26 +252,26 @@ def exception_from(data: Any) -> StudentException:
     )
 
 
-def functions_from(data: Any) -> dict[str, dict[str, Any]]:
+def functions_from(data: Any) -> dict[str, FunctionInfo]:
     """The child's table of the functions a submission defines, checked field by field."""
     raw = _dict(data, "functions")
     if len(raw) > MAX_FUNCTIONS:
         raise ProtocolError("functions: too many")
-    table: dict[str, dict[str, Any]] = {}
+    table: dict[str, FunctionInfo] = {}
     for name, info in raw.items():
         entry = _dict(info, "function entry")
         _only(entry, frozenset({"params", "min", "max", "is_function"}), "function entry")
-        params = [_text(p, "param", MAX_NAME) for p in _list(entry.get("params"), "params", MAX_PARAMS)]
+        params = tuple(_text(p, "param", MAX_NAME) for p in _list(entry.get("params"), "params", MAX_PARAMS))
         high = entry.get("max")
         is_function = entry.get("is_function", False)
         if type(is_function) is not bool:
             raise ProtocolError("is_function: not a boolean")
-        table[_text(name, "function name", MAX_NAME)] = {
-            "params": params,
-            "min": _int(entry.get("min"), "min arity", 0, MAX_PARAMS),
-            "max": None if high is None else _int(high, "max arity", 0, MAX_PARAMS),
-            "is_function": is_function,
-        }
+        table[_text(name, "function name", MAX_NAME)] = FunctionInfo(
+            params,
+            _int(entry.get("min"), "min arity", 0, MAX_PARAMS),
+            None if high is None else _int(high, "max arity", 0, MAX_PARAMS),
+            is_function,
+        )
     return table
 
 

@@ -101,9 +101,9 @@ def _format() -> Format | None:
     return raw  # type: ignore[return-value]
 
 
-def shown_report(report: dict[str, Any] | None) -> dict[str, Any] | None:
+def shown_report(report: SubmissionReport | None) -> dict[str, Any] | None:
     """The stored report (the instructor's record) as a student may see it (``student_view``)."""
-    return None if report is None else student_dict(SubmissionReport.from_dict(report))
+    return None if report is None else student_dict(report)
 
 
 def view(attempt: Attempt, format: Format | None = None) -> dict[str, Any]:
@@ -115,10 +115,10 @@ def view(attempt: Attempt, format: Format | None = None) -> dict[str, Any]:
         "challenge": attempt.challenge,
         "filename": attempt.filename,
         "created_at": attempt.created_at.isoformat(),
-        "report": shown_report(attempt.report) if attempt.status is AttemptStatus.DONE else None,
+        "report": shown_report(report := attempt.checked),
     }
-    if format is not None and attempt.report is not None and attempt.status is AttemptStatus.DONE:
-        data["feedback"] = feedback(state(), attempt.report, format)
+    if format is not None and report is not None:
+        data["feedback"] = feedback(state(), report, format)
     return data
 
 

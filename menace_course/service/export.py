@@ -29,7 +29,7 @@ from menace_course.grading.names import Identity, key_for
 from menace_course.grading.record import make_record
 from menace_course.grading.store import ResultStore
 from menace_course.models import SubmissionReport
-from menace_course.pool import WorkerPool
+from menace_course.pool import Graders
 from menace_course.service.db.engine import Database
 from menace_course.service.db.models import Attempt, AttemptStatus, Membership, Role, User
 from menace_course.service.db.people import context_for
@@ -119,7 +119,7 @@ def export_challenge(course: Course, challenge: Challenge, db_url: str, out: Pat
     with ResultStore(out) as store:
         for record in records:
             store.save(record)
-        with WorkerPool(jobs=1) as pool:
+        with Graders(1) as pool:
             done = assemble(layout, store, keys, pool)
     exported = {r.grading.student for r in records}
     left_out = sorted({name for name in learners if name not in exported}, key=str.casefold)

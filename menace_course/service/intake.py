@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
 
 from flask import has_request_context, request
 
@@ -134,9 +133,8 @@ def _refusal(over: OverLimit) -> Refusal:
     return Refusal(429, "queue_full", "the check queue is full; try again shortly", retry_after=5)
 
 
-def feedback(service: ServiceState, report: dict[str, Any], format: Format) -> str:
+def feedback(service: ServiceState, report: SubmissionReport, format: Format) -> str:
     """The report in words, exactly as ``menace check --format FORMAT`` shows it, in the page's language."""
     from menace_course.service.languages import request_language
 
-    templates = service.course.templates_dir
-    return render(SubmissionReport.from_dict(report), templates, format, request_language())
+    return render(report, service.course.templates_dir, format, request_language())

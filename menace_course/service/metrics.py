@@ -42,6 +42,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from menace_course.models import Status, SubmissionReport
 from menace_course.service.dispatch.base import Dispatcher, Recorder
 
 #: The environment variable prometheus_client's multiprocess mode reads (at import).
@@ -64,12 +65,11 @@ PASSBACK_FAILURES = Counter(
 )
 
 
-def outcome_of(report: dict[str, Any]) -> str:
+def outcome_of(report: SubmissionReport) -> str:
     """A check's outcome label: ``passed`` or ``failed`` when its tests ran, else its status."""
-    status = str(report.get("status", "unknown"))[:40]
-    if status == "checked":
-        return "passed" if report.get("passed") else "failed"
-    return status
+    if report.status is Status.CHECKED:
+        return "passed" if report.passed else "failed"
+    return report.status.value
 
 
 class CountingRecorder:
@@ -87,12 +87,12 @@ class CountingRecorder:
             self._began[attempt_id] = time.monotonic()
         return starting
 
-    def finished(self, attempt_id: str, report: dict[str, Any]) -> bool:
+    def finished(self, attempt_id: str, report: SubmissionReport) -> bool:
         """The attempt's report: counted once, when this call records it."""
         recorded = self.recorder.finished(attempt_id, report)
         began = self._began.pop(attempt_id, None)
         if recorded:
-            challenge = str(report.get("challenge", ""))[:100]
+            challenge = report.challenge[:100]
             CHECKS.labels(challenge=challenge, outcome=outcome_of(report)).inc()
             if began is not None:
                 CHECK_SECONDS.labels(challenge=challenge).observe(time.monotonic() - began)

@@ -49,7 +49,7 @@ from menace_course.service.auth import (
     who,
 )
 from menace_course.service.db.attempts import best_scores, class_table, latest, user_attempts
-from menace_course.service.db.models import Attempt, AttemptStatus, User
+from menace_course.service.db.models import Attempt, User
 from menace_course.service.db.people import peek_login_link, role_in, use_login_link, user_by_token
 from menace_course.service.dispatch.waits import wait_for
 from menace_course.service.intake import accept, feedback
@@ -143,8 +143,8 @@ def _challenge_page(
     if code is None:
         code = attempts[0].source if attempts else _starter(challenge)
     feedback_html = None
-    if shown is not None and shown.status is AttemptStatus.DONE and shown.report is not None:
-        feedback_html = feedback(state(), shown.report, "html")
+    if shown is not None and (report := shown.checked) is not None:
+        feedback_html = feedback(state(), report, "html")
     return render_template(
         "challenge.html",
         challenge=challenge,
@@ -201,11 +201,12 @@ def attempt_feedback(attempt_id: str) -> Response:
     """An attempt's feedback, as the very document ``menace check --format html`` prints."""
     person = who()
     attempt = _visible_attempt(person, attempt_id)
-    if attempt.status is not AttemptStatus.DONE or attempt.report is None:
+    report = attempt.checked
+    if report is None:
         response = Response(render_template("pending.html", attempt=attempt), status=202)
         response.headers["Refresh"] = "2"
         return response
-    document = feedback(state(), attempt.report, "html")
+    document = feedback(state(), report, "html")
     if person.is_instructor:
         return Response(_instructors_attempt(person, attempt, document), mimetype="text/html")
     response = Response(document, mimetype="text/html")

@@ -7,11 +7,11 @@ and keeps it in ``app.extensions["menace"]``; request code reaches it through :f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from flask import current_app
 
 from menace_course.course import Course
+from menace_course.models import SubmissionReport
 from menace_course.service.config import ServiceConfig
 from menace_course.service.db.attempts import mark_running, record_result
 from menace_course.service.db.engine import Database
@@ -42,7 +42,7 @@ class DatabaseRecorder:
         with self.db.writing(durable=False) as session:
             return mark_running(session, attempt_id)
 
-    def finished(self, attempt_id: str, report: dict[str, Any]) -> bool:
+    def finished(self, attempt_id: str, report: SubmissionReport) -> bool:
         """Store the report once; True when this call stored it."""
         with self.db.writing(durable=False) as session:
             recorded = record_result(session, attempt_id, report)

@@ -229,7 +229,6 @@ def _calls(path: Path) -> set[str]:
             {"importlib.util.spec_from_file_location", "util.spec_from_file_location"},
             "checking/importing.py",
         ),
-        ("a pool of processes", {"multiprocessing.get_context", "concurrent.futures"}, "pool.py"),
     ],
 )
 def test_each_shared_job_has_one_helper(job, calls, home):
@@ -339,6 +338,7 @@ def test_the_proxy_and_the_authors_api_import_no_circle():
     assert _existing(GRAPH["menace_course.checking.failures"]) <= {"menace_course.models"}
     assert "menace_course.checking.failures" in GRAPH["menace_course.checking.proxy"]
 
+
 SERVICE = PACKAGE / "service"
 #: The one module that makes an error answer (``service.refusal``).
 REFUSAL_HOME = SERVICE / "refusal.py"
@@ -402,3 +402,68 @@ def test_no_route_of_the_service_answers_an_error_of_its_own_making():
         if path != REFUSAL_HOME and (lines := _error_dicts(path))
     }
     assert not found, found
+
+
+#: Who may start a process of its own: the pool (grader processes), the sandbox (the child)
+#: and the warm checker's client (the warm checker).
+PROCESS_STARTERS = {"pool.py", "sandbox/launch.py", "sandbox/worker.py", "warm/client.py"}
+
+
+def test_only_the_pool_starts_grader_processes():
+    # One grader-process type and one retry/timeout policy (pool.GraderProcess, pool.Graders):
+    # grade, validate, the autograders, the service's local graders and menace worker's use it.
+    starting = {"subprocess.Popen", "multiprocessing.Process", "multiprocessing.get_context"}
+    starters = {
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if _calls(path) & starting or "ProcessPoolExecutor" in path.read_text()
+    }
+    assert "pool.py" in starters and starters <= PROCESS_STARTERS, sorted(starters - PROCESS_STARTERS)
+    makers = {
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and "GraderProcess" in ast.unparse(node.func)
+    }
+    assert makers == {"pool.py"}
+
+
+def test_a_lost_grader_is_told_by_its_reason_never_by_its_words():
+    # pool.Lost says why (timeout, died, refused, raised); nothing matches a message's text.
+    matching = {
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if "no answer within" in path.read_text()
+    }
+    assert matching == set()
+
+
+#: Where a check's report travels in the service, from the grader's pipe to the database column.
+DISPATCH = ("menace_course.service.dispatch", "menace_course.service.state", "menace_course.service.intake")
+
+
+def test_no_report_crosses_dispatch_as_a_dict():
+    # The report is models.SubmissionReport all the way; only the pipe (pickled) and the
+    # database column (db.attempts.record_result, Attempt.checked) see another form of it.
+    untyped = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if not _in(module_name(path), *DISPATCH):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                typed = [(a.arg, a.annotation) for a in [*node.args.args, *node.args.kwonlyargs]]
+                typed.append((node.name, node.returns))
+                untyped += [
+                    f"{module_name(path)}.{node.name}: {name}"
+                    for name, annotation in typed
+                    if "report" in name
+                    and annotation is not None
+                    and "SubmissionReport" not in ast.unparse(annotation)
+                ]
+            if isinstance(node, ast.Attribute) and node.attr in ("from_dict", "to_dict"):
+                if "report" in ast.unparse(node.value).lower():
+                    untyped.append(f"{module_name(path)}: {ast.unparse(node)}")
+    assert untyped == []
+    from menace_course.service.dispatch.base import Recorder
+
+    assert "SubmissionReport" in str(Recorder.finished.__annotations__["report"])

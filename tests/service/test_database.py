@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import inspect, text
 
+from menace_course.models import Status, SubmissionReport
 from menace_course.service.db.attempts import mark_running, record_result, store_attempt, unfinished
 from menace_course.service.db.engine import Database, is_current
 from menace_course.service.db.models import AttemptStatus, Base, Role
@@ -35,6 +36,12 @@ def test_the_migrations_create_exactly_the_models_tables(db_url: str) -> None:
     database.dispose()
 
 
+def _report(score: float) -> SubmissionReport:
+    return SubmissionReport(
+        "after_game", "After a game", "after_game", "a.py", "process", Status.CHECKED, (), score, 15.0
+    )
+
+
 def test_a_report_is_recorded_once_whatever_runs_it_again(db_url: str) -> None:
     database = Database(db_url)
     database.upgrade()
@@ -52,15 +59,16 @@ def test_a_report_is_recorded_once_whatever_runs_it_again(db_url: str) -> None:
         assert [a.id for a in unfinished(session)] == [attempt.id]
     with database.writing() as session:
         assert mark_running(session, attempt.id)
-        assert record_result(session, attempt.id, {"score": 3.0, "max_score": 15.0, "status": "checked"})
+        assert record_result(session, attempt.id, _report(3.0))
     with database.writing() as session:
         assert not mark_running(session, attempt.id)
-        assert not record_result(session, attempt.id, {"score": 15.0, "max_score": 15.0, "status": "checked"})
+        assert not record_result(session, attempt.id, _report(15.0))
     with database.reading() as session:
         assert unfinished(session) == []
         kept = session.get(type(attempt), attempt.id)
         assert kept is not None
         assert kept.status is AttemptStatus.DONE and kept.score == 3.0 and kept.runs == 1
+        assert kept.report == _report(3.0).to_dict()  # the column holds the report's JSON
         assert len(kept.sha256) == 64
     database.dispose()
 

@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
+from menace_course.models import SubmissionReport
 from menace_course.service.db.models import Attempt, AttemptStatus, Membership, Role, User, now
 
 #: The PostgreSQL advisory lock (a 64-bit key) each admission holds until its transaction ends.
@@ -158,16 +159,19 @@ def mark_running(session: Session, attempt_id: str) -> bool:
     return bool(getattr(done, "rowcount", 0))
 
 
-def record_result(session: Session, attempt_id: str, report: dict[str, Any]) -> bool:
-    """Store the report of an attempt unless one is stored already; True if this call stored it."""
+def record_result(session: Session, attempt_id: str, report: SubmissionReport) -> bool:
+    """Store the report of an attempt unless one is stored already; True if this call stored it.
+
+    The column holds ``report.to_dict()``: what ``menace check --format json`` prints.
+    """
     done = session.execute(
         update(Attempt)
         .where(Attempt.id == attempt_id, Attempt.status != AttemptStatus.DONE)
         .values(
             status=AttemptStatus.DONE,
-            report=report,
-            score=float(report.get("score", 0.0)),
-            max_score=float(report.get("max_score", 0.0)),
+            report=report.to_dict(),
+            score=report.score,
+            max_score=report.max_score,
             finished_at=now(),
         )
     )

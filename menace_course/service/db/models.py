@@ -29,6 +29,8 @@ from sqlalchemy import JSON, DateTime, Enum, Float, ForeignKey, Index, Integer, 
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
+from menace_course.models import SubmissionReport
+
 #: The issuer of users, contexts and tokens the service makes itself.
 LOCAL = "local"
 
@@ -197,6 +199,13 @@ class Attempt(Base):
 
     user: Mapped[User | None] = relationship()
     context: Mapped[Context] = relationship()
+
+    @property
+    def checked(self) -> SubmissionReport | None:
+        """The report once the attempt is done, typed again (the column holds its ``to_dict()``)."""
+        if self.status is not AttemptStatus.DONE or self.report is None:
+            return None
+        return SubmissionReport.from_dict(self.report)
 
 
 class Setting(Base):

@@ -7,28 +7,29 @@ The web app never runs student code. For every check it does, in this order::
         enqueue(CheckJob.of(attempt))         # only then is it acknowledged (202)
 
 and later ``dispatcher.wait(attempt_id, seconds)`` to answer ``?wait=`` in one round trip.
-Whoever runs a check tells a :class:`Recorder` when it starts and what it found; the
-recorder writes the database (``status running``, then the report, exactly once by the
-attempt's id), so a job that runs twice is recorded once.
+Whoever runs a check tells a :class:`Recorder` when it starts and what it found (the typed
+:class:`~menace_course.models.SubmissionReport`); the recorder writes the database
+(``status running``, then the report, exactly once by the attempt's id), so a job that
+runs twice is recorded once.
 
-Implementations:
+Implementations, both on :class:`~menace_course.service.dispatch.grading.JobGraders`:
 
-- :class:`~menace_course.service.dispatch.local.LocalPool` (the embedded default): a
-  pool of warm grader processes in the web process's machine, an in-memory queue, and
+- :class:`~menace_course.service.dispatch.local.LocalPool` (the embedded default): the
+  pool's warm grader processes in the web process's machine, an in-memory queue, and
   at start-up every attempt the database has as unfinished is queued again.
-- A distributed one (issue 11, procrastinate on PostgreSQL) implements the same
-  protocol: ``enqueue`` defers a task carrying the attempt id, workers call
-  :func:`~menace_course.service.dispatch.grading.check_submission` and record through
-  the same :class:`Recorder` functions.
+- :class:`~menace_course.service.dispatch.procrastinate_web.ProcrastinateDispatcher`
+  (PostgreSQL): ``enqueue`` defers a task carrying the attempt id; ``menace worker``
+  checks it and records through the same :class:`Recorder` functions.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from menace_course.models import SubmissionReport
 from menace_course.service.db.models import Attempt
 
 #: The one lane every anonymous check (``--open``) waits in, whatever its address: together
@@ -43,7 +44,7 @@ def lane_of(attempt: Attempt) -> str:
 
 @dataclass(frozen=True)
 class CheckJob:
-    """What a grader needs to check one attempt, as plain data (it crosses processes).
+    """What a grader needs to check one attempt (it crosses to a grader process, pickled).
 
     ``lane`` and ``ahead`` are for the dispatcher's fair share (graders ignore them): whose
     turn the check waits for, and how many of that lane's checks were waiting before it.
@@ -65,23 +66,6 @@ class CheckJob:
         lane, made_by = lane_of(attempt), request_id.get()
         return cls(attempt.id, attempt.challenge, attempt.filename, attempt.source, lane, ahead, made_by)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for a pipe or a task queue."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CheckJob:
-        """Read :meth:`to_dict`'s output back."""
-        return cls(
-            str(data["attempt_id"]),
-            str(data["challenge"]),
-            str(data["filename"]),
-            str(data["source"]),
-            str(data.get("lane", "")),
-            int(data.get("ahead", 0)),
-            str(data.get("request_id", "")),
-        )
-
 
 class QueueFull(Exception):
     """Too many checks are waiting: try again after ``retry_after`` seconds (HTTP 429)."""
@@ -99,7 +83,7 @@ class Recorder(Protocol):
         """A grader started on the attempt; False when it is already recorded (skip it)."""
         ...
 
-    def finished(self, attempt_id: str, report: dict[str, Any]) -> bool:
+    def finished(self, attempt_id: str, report: SubmissionReport) -> bool:
         """The attempt's report; True when this call recorded it (the first time)."""
         ...
 

@@ -1,30 +1,28 @@
-"""The service's one way into the grader: :func:`check_job`, and the grader process around it.
+"""The service's one way into the grader: :func:`check_job`, and :class:`JobGraders` that run it.
 
-Every check the service runs, whatever dispatches it (the local pool here, a task queue's
-worker elsewhere), ends in :func:`check_job`, which hands the submission as
-``(filename, bytes)`` to the one submission path,
-:func:`~menace_course.checking.pipeline.check_submission`: read by the same loader as
-``menace check FILE`` (size, encoding, notebooks, syntax), checked by the same pipeline,
-in the same sandbox, with the challenge's own limits. It is the only function of the
-service that calls the grader.
+Every check the service runs, whatever dispatches it (the local pool, a task queue's
+worker), ends in :func:`check_job`, which hands the submission as ``(filename, bytes)`` to
+the one submission path, :func:`~menace_course.checking.pipeline.check_submission`: read
+by the same loader as ``menace check FILE`` (size, encoding, notebooks, syntax), checked by
+the same pipeline, in the same sandbox, with the challenge's own limits. It is the only
+function of the service that calls the grader.
 
-A grader process (:func:`grader_main`) is trusted code: it imports every challenge's
-hidden tests once, when it starts (so a check pays only for its sandbox and its tests),
-then answers jobs on a pipe. Student code never runs in it, only in the sandboxed child
-each check starts.
+:class:`JobGraders` runs it in the one pool of grader processes (:mod:`menace_course.pool`),
+each of which imports every challenge's hidden tests once, when it starts (:func:`warm`),
+so a check pays only for its sandbox and its tests. A job whose grader was lost (timeout,
+died twice, refused, raised) gets a grader-error report, never a verdict on the student's
+code. Student code never runs in a grader process, only in the sandboxed child of a check.
 """
 
 from __future__ import annotations
 
-import os
+import functools
+import logging
 import re
-import signal
-import sys
 import threading
-import time
-from multiprocessing.connection import Connection
+import traceback
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from menace_course import catalog
 from menace_course.checking.loader import Source
@@ -32,7 +30,10 @@ from menace_course.checking.pipeline import GRADER_FAILED, check_submission
 from menace_course.checking.suite import SUITES, Suite
 from menace_course.course import Course
 from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport
+from menace_course.pool import GraderLost, Graders, Lost
 from menace_course.service.dispatch.base import CheckJob
+
+log = logging.getLogger("menace.service.dispatch")
 
 
 def suite_for(course_root: str, slug: str) -> Suite:
@@ -64,6 +65,41 @@ def check_job(
         source = Source(Path(job.filename), "", Status.GRADER_ERROR, LoadProblem(GRADER_FAILED))
         return check_submission(source, suite, sandbox)
     return check_submission((job.filename, job.source.encode("utf-8")), suite, sandbox)
+
+
+def ready(course_root: str) -> None:
+    """A grader process's start-up: :func:`warm`; a broken course refuses, said by :func:`where`."""
+    try:
+        warm(course_root)
+    except Exception as error:
+        raise RuntimeError(where(error)) from None
+
+
+def check_in_grader(
+    course_root: str, sandbox: SandboxKind, job: CheckJob, failure: str | None = None
+) -> SubmissionReport:
+    """:func:`check_job` in a grader process; a bug of ours: a grader error, the traceback in its log."""
+    try:
+        return check_job(course_root, job, sandbox, failure)
+    except Exception:
+        report = check_job(course_root, job, sandbox, failure="raised")
+        return replace(report, grader_log=(traceback.format_exc(),))
+
+
+def minimal_failure_report(job: CheckJob, sandbox: SandboxKind) -> SubmissionReport:
+    """A grader-error report made without the grader (when not even that could run)."""
+    return SubmissionReport(
+        challenge=job.challenge,
+        title=job.challenge,
+        function="",
+        file=job.filename,
+        sandbox=sandbox,
+        status=Status.GRADER_ERROR,
+        tests=(),
+        score=0.0,
+        max_score=0.0,
+        load_problem=LoadProblem(GRADER_FAILED),
+    )
 
 
 #: What an exception's type line is reduced to in the log: a (dotted) name, nothing else.
@@ -119,63 +155,41 @@ def without_code(tracebacks: tuple[str, ...]) -> str:
     return " | ".join(kept)
 
 
-def _watch_parent(parent: int) -> None:
-    """End this process when the web process is gone, even after ``kill -9``."""
+class JobGraders:
+    """``size`` warm grader processes for the service's jobs: :meth:`report` is a job's report, always."""
 
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.25)
-        os._exit(1)
+    def __init__(self, course_root: str, size: int, sandbox: SandboxKind, check_seconds: float) -> None:
+        """Describe them; ``pool.start()`` starts them (each imports every challenge's tests)."""
+        self.course_root = course_root
+        self.sandbox: SandboxKind = sandbox
+        self.check_seconds = check_seconds
+        self.pool = Graders(size, ready=functools.partial(ready, course_root))
+        self.stopping = threading.Event()
 
-    threading.Thread(target=watch, daemon=True, name="watch-parent").start()
+    def report(self, job: CheckJob) -> SubmissionReport:
+        """The job's report; a grader error when its grader was lost, made by a fresh one if it can.
 
-
-def grader_main(conn: Connection, course_root: str, sandbox: SandboxKind, parent: int) -> None:
-    """A grader process: warm up, say ``ready``, then check each job the pipe brings.
-
-    Requests are ``{"job": {...}, "failure": str | None}``; replies are ``{"report": {...}}``
-    or, when even a failure report cannot be made, ``{"error": "..."}``. ``None`` or a
-    closed pipe ends the process.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _watch_parent(parent)
-    try:
-        slugs = warm(course_root)
-    except Exception as error:  # a broken course: the pool reports it and checks get grader errors
-        conn.send({"ready": False, "error": where(error)})
-        return
-    conn.send({"ready": True, "challenges": slugs, "pid": os.getpid()})
-    while True:
+        Raises:
+            GraderLost: only after :meth:`stop`, for a job whose grader it stopped.
+        """
+        check = functools.partial(check_in_grader, self.course_root, self.sandbox)
         try:
-            request = conn.recv()
-        except (EOFError, OSError):
-            return
-        if request is None:
-            return
-        job = CheckJob.from_dict(request["job"])
-        reply: dict[str, Any]
-        try:
-            report = check_job(course_root, job, sandbox, request.get("failure"))
-            reply = {"report": report.to_dict()}
-            if report.grader_log:
-                reply["error"] = without_code(report.grader_log)
-        except Exception as error:  # our bug: the student gets a grader error, the log says where
+            report = self.pool.call(check, job, seconds=self.check_seconds, cancelled=self.stopping)
+        except GraderLost as lost:
+            if self.stopping.is_set():
+                raise  # stopped under it: not recorded, it runs again at the next start
+            why = without_code((lost.detail,)) if lost.reason is Lost.RAISED else lost.detail
+            log.error("attempt %s: grader lost (%s): %s", job.attempt_id, lost.reason.value, why)
             try:
-                reply = {"report": check_job(course_root, job, sandbox, failure=where(error)).to_dict()}
-                reply["error"] = where(error)
-            except Exception as again:
-                reply = {"error": where(again)}
-        conn.send(reply)
+                failed = functools.partial(check, failure=lost.reason.value)
+                report = self.pool.call(failed, job, seconds=self.check_seconds, cancelled=self.stopping)
+            except GraderLost:
+                return minimal_failure_report(job, self.sandbox)
+        if report.grader_log:
+            log.error("attempt %s: the grader failed: %s", job.attempt_id, without_code(report.grader_log))
+        return report
 
-
-def main(argv: list[str]) -> None:
-    """``python -m menace_course.service.dispatch.grading FD COURSE SANDBOX PARENT_PID``."""
-    fd, course_root, sandbox, parent = argv
-    if sandbox not in ("bwrap", "process"):
-        raise SystemExit(f"unknown sandbox {sandbox!r}")
-    grader_main(Connection(int(fd)), course_root, sandbox, int(parent))  # type: ignore[arg-type]
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    def stop(self) -> None:
+        """End every grader process (a job still running is not recorded: it runs again later)."""
+        self.stopping.set()
+        self.pool.stop()

@@ -1,17 +1,17 @@
-"""The embedded dispatcher: an in-memory queue and a pool of warm grader processes.
+"""The embedded dispatcher: an in-memory queue and the pool's warm grader processes.
 
-    web threads ──accepting()/enqueue──▶ fair queue ──▶ N slots, one thread and one grader process each
-                                                      │ job over a pipe, report back
+    web threads ──accepting()/enqueue──▶ fair queue ──▶ N slot threads ──▶ JobGraders (N processes)
+                                                      │ SubmissionReport
                                                       ▼
                                         Recorder.started / Recorder.finished (the database)
 
-Each slot owns one grader process (:func:`~.grading.grader_main`), started at once so
-that its suites are imported before the first student arrives. A slot gives each check
-``check_seconds`` of wall clock; past that, or if the grader process dies, the process is
-killed and replaced. A job whose grader died is tried once more on a fresh process; if
-that dies too, or the time ran out, the attempt is recorded with a grader error (never
-the student's fault). The queue is bounded at admission (:meth:`LocalPool.accepting`):
-accepted attempts always find a place, and recovery after a crash bypasses the bound.
+The grader processes (:class:`~.grading.JobGraders`, on :class:`~menace_course.pool.Graders`)
+start at once, so that their suites are imported before the first student arrives. Each
+check has ``check_seconds`` of wall clock; the pool's one policy decides what a lost grader
+costs (a died one is tried once more on a fresh process; past that, or out of time, the
+attempt gets a grader error, never the student's fault). The queue is bounded at
+admission (:meth:`LocalPool.accepting`): accepted attempts always find a place, and
+recovery after a crash bypasses the bound.
 The queue is a :class:`~.fair.FairQueue`: a free slot takes the oldest check of the
 student served least recently, so one student's flood never holds the graders for long.
 """
@@ -20,120 +20,20 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from multiprocessing.connection import Connection
 from typing import Any
 
-from menace_course.checking.pipeline import GRADER_FAILED
-from menace_course.models import LoadProblem, SandboxKind, Status, SubmissionReport
+from menace_course.models import SandboxKind, Status
+from menace_course.pool import GraderLost
 from menace_course.service.config import ServiceConfig, default_of
 from menace_course.service.dispatch.base import CheckJob, Enqueue, QueueFull, Recorder
 from menace_course.service.dispatch.fair import FairQueue
+from menace_course.service.dispatch.grading import JobGraders
 from menace_course.service.logs import bound
 
 log = logging.getLogger("menace.service.dispatch")
-#: Seconds a new grader process may take to import the course's tests.
-STARTUP_SECONDS = 120.0
-
-
-class GraderGone(Exception):
-    """The grader process died or stopped answering."""
-
-
-class GraderProcess:
-    """One warm grader process (``python -m menace_course.service.dispatch.grading``) and the pipe to it.
-
-    A plain child process, not ``multiprocessing``: it imports nothing of the web process
-    (no re-import of ``__main__``), and killing it takes its sandboxed child with it.
-    """
-
-    def __init__(self, course_root: str, sandbox: SandboxKind) -> None:
-        """Start the process; it imports the course's tests before it says it is ready."""
-        ours, theirs = socket.socketpair()
-        argv = [sys.executable, "-P", "-m", "menace_course.service.dispatch.grading"]
-        argv += [str(theirs.fileno()), course_root, sandbox, str(os.getpid())]
-        try:
-            self.process = subprocess.Popen(
-                argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, start_new_session=True
-            )
-        finally:
-            theirs.close()
-        self._conn = Connection(ours.detach())
-        self.ready = False
-
-    def await_ready(self, seconds: float = STARTUP_SECONDS) -> None:
-        """Wait for the process to have imported the tests.
-
-        Raises:
-            GraderGone: it died, reported a broken course, or took too long.
-        """
-        hello = self._receive(seconds)
-        if not hello.get("ready"):
-            raise GraderGone(f"the grader could not load the course: {hello.get('error')}")
-        self.ready = True
-
-    def run(self, job: CheckJob, seconds: float, failure: str | None = None) -> dict[str, Any]:
-        """Send one job; its reply within ``seconds``, else :class:`GraderGone` (the process is killed)."""
-        if not self.ready:
-            self.await_ready()
-        try:
-            self._conn.send({"job": job.to_dict(), "failure": failure})
-        except (OSError, ValueError) as error:
-            raise GraderGone(f"the grader process is gone ({error})") from error
-        return self._receive(seconds)
-
-    def _receive(self, seconds: float) -> dict[str, Any]:
-        try:
-            if not self._conn.poll(seconds):
-                self.kill()
-                raise GraderGone(f"no answer within {seconds:g} s")
-            reply: dict[str, Any] = self._conn.recv()
-        except (EOFError, OSError) as error:
-            self.kill()
-            raise GraderGone(f"the grader process died (exit code {self.process.poll()})") from error
-        return reply
-
-    def alive(self) -> bool:
-        """True while the process runs."""
-        return self.process.poll() is None
-
-    def kill(self) -> None:
-        """End the process now (its sandboxed child dies with it)."""
-        with contextlib.suppress(OSError):
-            self.process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=5)
-        self._conn.close()
-
-    def stop(self) -> None:
-        """Ask the process to end, and make sure it does."""
-        with contextlib.suppress(OSError, ValueError):
-            self._conn.send(None)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=2)
-        self.kill()
-
-
-def minimal_failure_report(job: CheckJob, sandbox: str) -> dict[str, Any]:
-    """A grader-error report made without the grader (when not even that could run)."""
-    return SubmissionReport(
-        challenge=job.challenge,
-        title=job.challenge,
-        function="",
-        file=job.filename,
-        sandbox=sandbox,
-        status=Status.GRADER_ERROR,
-        tests=(),
-        score=0.0,
-        max_score=0.0,
-        load_problem=LoadProblem(GRADER_FAILED),
-    ).to_dict()
 
 
 class LocalPool:
@@ -158,9 +58,9 @@ class LocalPool:
         self._pending = 0  #: accepted (or reserved) and not yet finished
         self._events: dict[str, threading.Event] = {}
         self._threads: list[threading.Thread] = []
-        self._graders: list[GraderProcess | None] = []
+        self._graders = JobGraders(course_root, workers, sandbox, check_seconds)
         self._recorder: Recorder | None = None
-        self._stopping = threading.Event()
+        self._stopping = self._graders.stopping
         self._seconds_per_check = 0.3  #: a running mean, for Retry-After
         self.checked = 0
         self.grader_errors = 0
@@ -179,9 +79,7 @@ class LocalPool:
             self._put(job, reserved=False)
         if backlog:
             log.warning("re-running %d accepted check(s) that were not finished", len(backlog))
-        self._graders = [None] * self.workers
-        for index in range(self.workers):
-            self._graders[index] = GraderProcess(self.course_root, self.sandbox)
+        self._graders.pool.start()
         for index in range(self.workers):
             thread = threading.Thread(
                 target=self._serve, args=(index,), name=f"grader-slot-{index}", daemon=True
@@ -224,7 +122,7 @@ class LocalPool:
 
     def health(self) -> dict[str, Any]:
         """Whether the graders are alive, and how busy they are."""
-        alive = sum(1 for g in self._graders if g is not None and g.alive())
+        alive = self._graders.pool.alive()
         return {
             "ok": alive > 0 and not self._stopping.is_set(),
             "dispatcher": "local",
@@ -236,11 +134,8 @@ class LocalPool:
 
     def stop(self) -> None:
         """End the slots and the grader processes; queued checks stay in the database."""
-        self._stopping.set()
         self._jobs.close()
-        for grader in self._graders:
-            if grader is not None:
-                grader.stop()
+        self._graders.stop()
         for thread in self._threads:
             thread.join(timeout=5)
 
@@ -262,7 +157,9 @@ class LocalPool:
             if job is None:
                 return
             try:
-                self._check(index, job)
+                self._check(job)
+            except GraderLost:  # stopped under it: it stays unfinished in the DB, to run again
+                pass
             except Exception:  # never lose a slot: log, and the attempt stays unfinished in the DB
                 log.exception("slot %d could not finish attempt %s", index, job.attempt_id)
             finally:
@@ -272,48 +169,15 @@ class LocalPool:
                 if event is not None:
                     event.set()
 
-    def _grader(self, index: int) -> GraderProcess:
-        grader = self._graders[index]
-        if grader is None or not grader.alive():
-            if grader is not None:
-                grader.kill()
-            grader = self._graders[index] = GraderProcess(self.course_root, self.sandbox)
-        return grader
-
-    def _check(self, index: int, job: CheckJob) -> None:
+    def _check(self, job: CheckJob) -> None:
         assert self._recorder is not None
         if not self._recorder.started(job.attempt_id):
             return  # recorded already (a re-run after a crash that had finished it)
         began = time.monotonic()
         with bound(job.request_id):  # this check's log lines carry its request's id
-            report = self._run(index, job)
+            report = self._graders.report(job)
         self._seconds_per_check = 0.9 * self._seconds_per_check + 0.1 * (time.monotonic() - began)
         self.checked += 1
-        if report.get("status") == Status.GRADER_ERROR.value:
+        if report.status is Status.GRADER_ERROR:
             self.grader_errors += 1
         self._recorder.finished(job.attempt_id, report)
-
-    def _run(self, index: int, job: CheckJob) -> dict[str, Any]:
-        """The job's report: run it, once more on a fresh process if its grader died, else a grader error."""
-        failure = ""
-        for _ in range(2):
-            try:
-                reply = self._grader(index).run(job, self.check_seconds)
-            except GraderGone as gone:
-                failure = str(gone)
-                log.error("attempt %s: %s", job.attempt_id, failure)
-                if "no answer within" in failure:
-                    break  # a check that ran out of time would only run out again
-                continue
-            if "error" in reply:
-                log.error("attempt %s: the grader failed: %s", job.attempt_id, reply["error"])
-            if "report" in reply:
-                report: dict[str, Any] = reply["report"]
-                return report
-            failure = str(reply.get("error"))
-            break
-        try:
-            report = self._grader(index).run(job, self.check_seconds, failure=failure or "unknown")["report"]
-            return report
-        except (GraderGone, KeyError):
-            return minimal_failure_report(job, self.sandbox)

@@ -3,15 +3,15 @@
 One worker process per machine (or several), each with ``concurrency`` grader processes::
 
     menace worker (asyncio: procrastinate's fetch loop, heartbeats, the sweep)
-      ├── checks queue: up to N jobs at once, each in a thread that holds one grader
-      │     └── N grader processes (python -m menace_course.service.dispatch.grading),
+      ├── checks queue: up to N jobs at once, each in a thread that borrows one grader
+      │     └── N grader processes (the pool's, :class:`~.grading.JobGraders`),
       │           each with every challenge's tests imported, each check in its own sandbox
       └── background queue: the sweep, passbacks and other jobs (a few slots of their own)
 
 Grading is CPU-bound Python, so N means N processes, not N threads: a thread only waits
-on its grader's pipe. A grader that dies or runs out of time is replaced, and the check is
-tried once more on a fresh one, as the embedded pool does; past that the student gets a
-grader error, never a verdict on their code.
+on its grader's pipe. A lost grader costs what the pool's one policy says, as in the
+embedded pool (a died one is replaced and the check tried once more; past that, or out of
+time, the student gets a grader error, never a verdict on their code).
 
 If the worker process itself is killed (``kill -9``), its graders notice their parent is
 gone and end, its heartbeat stops, and the sweep of any other worker (or of this one when
@@ -21,14 +21,10 @@ it starts again) puts its jobs back in the queue (see :mod:`.procrastinate_queue
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import queue
 import signal
 import socket
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,12 +32,12 @@ from typing import Any
 from procrastinate.worker import Worker
 from sqlalchemy import text
 
-from menace_course.models import SandboxKind
+from menace_course.models import SandboxKind, SubmissionReport
 from menace_course.service.config import ServiceConfig, default_of
 from menace_course.service.db.engine import Database
 from menace_course.service.db.models import Attempt, AttemptStatus
 from menace_course.service.dispatch.base import CheckJob
-from menace_course.service.dispatch.local import GraderGone, GraderProcess, minimal_failure_report
+from menace_course.service.dispatch.grading import JobGraders, minimal_failure_report
 from menace_course.service.dispatch.procrastinate_queue import (
     BACKGROUND_QUEUE,
     CHECK_QUEUE,
@@ -102,7 +98,7 @@ class WorkerConfig:
 class NotifyingRecorder(DatabaseRecorder):
     """The service's recorder, which also wakes the web processes waiting on the attempt."""
 
-    def finished(self, attempt_id: str, report: dict[str, Any]) -> bool:
+    def finished(self, attempt_id: str, report: SubmissionReport) -> bool:
         """Store the report once (the same as the web's recorder), then NOTIFY its id."""
         recorded = super().finished(attempt_id, report)
         try:
@@ -115,109 +111,17 @@ class NotifyingRecorder(DatabaseRecorder):
         return recorded
 
 
-class GraderSlots:
-    """N warm grader processes; a check borrows one for its whole run."""
-
-    def __init__(self, course_root: str, size: int, sandbox: SandboxKind, check_seconds: float) -> None:
-        """Start ``size`` grader processes now (each imports the course's tests)."""
-        self.course_root = course_root
-        self.sandbox: SandboxKind = sandbox
-        self.check_seconds = check_seconds
-        self.size = size
-        self._free: queue.Queue[GraderProcess] = queue.Queue()
-        self._all: list[GraderProcess] = []
-        self._lock = threading.Lock()
-        for _ in range(size):
-            self._add(GraderProcess(course_root, sandbox))
-
-    def _add(self, grader: GraderProcess) -> None:
-        with self._lock:
-            self._all.append(grader)
-        self._free.put(grader)
-
-    def _replace(self, grader: GraderProcess) -> GraderProcess:
-        grader.kill()
-        fresh = GraderProcess(self.course_root, self.sandbox)
-        with self._lock:
-            self._all = [fresh if g is grader else g for g in self._all]
-        return fresh
-
-    def await_ready(self) -> None:
-        """Wait until every grader has imported the tests.
-
-        Raises:
-            GraderGone: one could not (a broken course, say).
-        """
-        for grader in list(self._all):
-            if not grader.ready:
-                grader.await_ready()
-
-    @contextlib.contextmanager
-    def borrow(self) -> Iterator[list[GraderProcess]]:
-        """One grader for the block (a one-item list: the block may swap in a fresh one)."""
-        held = [self._free.get()]
-        try:
-            yield held
-        finally:
-            self._free.put(held[0])
-
-    def alive(self) -> int:
-        """Grader processes running."""
-        with self._lock:
-            return sum(1 for g in self._all if g.alive())
-
-    def run(self, job: CheckJob) -> dict[str, Any]:
-        """The job's report: on a grader; once more on a fresh one if it died; else a grader error.
-
-        The same policy as the embedded pool (:class:`~.local.LocalPool`): a check that ran
-        out of time is not tried again (it would only run out again).
-        """
-        with self.borrow() as held:
-            failure = ""
-            for _ in range(2):
-                if not held[0].alive():
-                    held[0] = self._replace(held[0])
-                try:
-                    reply = held[0].run(job, self.check_seconds)
-                except GraderGone as gone:
-                    failure = str(gone)
-                    log.error("attempt %s: %s", job.attempt_id, failure)
-                    held[0] = self._replace(held[0])
-                    if "no answer within" in failure:
-                        break
-                    continue
-                if "error" in reply:
-                    log.error("attempt %s: the grader failed: %s", job.attempt_id, reply["error"])
-                if "report" in reply:
-                    report: dict[str, Any] = reply["report"]
-                    return report
-                failure = str(reply.get("error"))
-                break
-            try:
-                reply = held[0].run(job, self.check_seconds, failure=failure or "unknown")
-                report = reply["report"]
-                return report
-            except (GraderGone, KeyError):
-                held[0] = self._replace(held[0])
-                return minimal_failure_report(job, self.sandbox)
-
-    def stop(self) -> None:
-        """End every grader process."""
-        with self._lock:
-            graders = list(self._all)
-        for grader in graders:
-            grader.stop()
-
-
 class CheckRuntime:
     """What the ``check`` and ``sweep`` tasks use in this worker: the database and the graders."""
 
     def __init__(self, config: WorkerConfig) -> None:
-        """Open the database (lazily) and start the graders."""
+        """Open the database (lazily) and describe the graders (:func:`run_worker` starts them)."""
         self.config = config
         self.db = Database(config.db_url)
         self.recorder = NotifyingRecorder(self.db)
-        self.slots = GraderSlots(str(config.course), config.concurrency, config.sandbox, config.check_seconds)
+        self.graders = JobGraders(
+            str(config.course), config.concurrency, config.sandbox, config.check_seconds
+        )
         self.checked = 0
 
     def check(self, attempt_id: str) -> str:
@@ -241,11 +145,11 @@ class CheckRuntime:
             return "gave up"
         if not self.recorder.started(attempt_id):
             return "recorded already"
-        report = self.slots.run(job)
+        report = self.graders.report(job)
         recorded = self.recorder.finished(attempt_id, report)
         self.checked += 1
         outcome = "recorded" if recorded else "recorded already"
-        log.info("attempt %s %s (run %d, %s)", attempt_id, outcome, runs + 1, report.get("status"))
+        log.info("attempt %s %s (run %d, %s)", attempt_id, outcome, runs + 1, report.status.value)
         return outcome
 
     def orphans(self, active: set[str], older_than: float) -> list[str]:
@@ -254,7 +158,7 @@ class CheckRuntime:
 
     def stop(self) -> None:
         """End the graders and close the database."""
-        self.slots.stop()
+        self.graders.stop()
         self.db.dispose()
 
 
@@ -264,11 +168,11 @@ async def run_worker(config: WorkerConfig, on_ready: Any = None) -> None:
     ``on_ready()`` is called once the graders are warm and the worker takes jobs.
 
     Raises:
-        GraderGone: the graders could not load the course.
+        GraderLost: the graders could not load the course (REFUSED), or start in time.
     """
     runtime = CheckRuntime(config)
     try:
-        await asyncio.to_thread(runtime.slots.await_ready)
+        await asyncio.to_thread(runtime.graders.pool.await_ready)
         connections = config.concurrency + BACKGROUND_CONCURRENCY + 3
         app = make_app(config.queue_url, pool_size=connections, worker_label=config.label)
         async with app.open_async():
