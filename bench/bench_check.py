@@ -89,14 +89,14 @@ def one_child(kind: str, with_filter: bool) -> float:
     sys.path.insert(0, str(REPO))
     from menace_course.limits import Limits
     from menace_course.sandbox import seccomp
-    from menace_course.sandbox.worker import Worker
+    from menace_course.sandbox.child import Child
 
     real = seccomp.supported
     if not with_filter:
         seccomp.supported = lambda name=None: False  # type: ignore[assignment]
     try:
         started = time.perf_counter()
-        with Worker(ANSWER.read_text(encoding="utf-8"), kind, Limits()) as worker:  # type: ignore[arg-type]
+        with Child(ANSWER.read_text(encoding="utf-8"), kind, Limits()) as worker:  # type: ignore[arg-type]
             assert worker.load().status == "ready"
             for square in range(CALLS_PER_CHECK):
                 worker.call("after_game", [[4] * 9, square % 9, "win"])

@@ -277,7 +277,7 @@ def profile(count: int, sandbox: str) -> None:
     from menace_course.checking.pipeline import check_submission
     from menace_course.checking.suite import collect
     from menace_course.course import find_course
-    from menace_course.sandbox.worker import Worker
+    from menace_course.sandbox.child import Child
 
     work = Path(tempfile.mkdtemp(prefix="menace-profile-"))
     write_class(work, count, random.Random(1))
@@ -301,7 +301,7 @@ def profile(count: int, sandbox: str) -> None:
     files = iter(sources * 2)
 
     def start_and_load() -> None:
-        with Worker(next(files).text, sandbox, suite.challenge.limits) as worker:
+        with Child(next(files).text, sandbox, suite.challenge.limits) as worker:
             worker.load()
 
     measure("start the sandbox and load the file", start_and_load)

@@ -80,19 +80,19 @@ def worker(slug: str, checks: int, sandbox: str, group: str) -> None:
     from menace_course.checking.pipeline import check_submission
     from menace_course.checking.suite import load_suite
     from menace_course.course import find_course
-    from menace_course.sandbox.worker import Worker
+    from menace_course.sandbox.child import Child
 
     suite = load_suite(find_course(REPO), slug)
     answer = REPO / "reference" / f"{slug}.py"
     check_submission(answer, suite, sandbox)  # type: ignore[arg-type]  # examples and caches made
     calls = [0]
-    real = Worker._call
+    real = Child._call
 
-    def counted(self: Worker, *args: object, **kwargs: object) -> object:
+    def counted(self: Child, *args: object, **kwargs: object) -> object:
         calls[0] += 1
         return real(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    Worker._call = counted  # type: ignore[assignment,method-assign]
+    Child._call = counted  # type: ignore[assignment,method-assign]
 
     def total() -> float:
         if group:

@@ -24,7 +24,7 @@ import markupsafe
 from menace_course import language as language_
 from menace_course import wording
 from menace_course.cache import trusted_folder
-from menace_course.models import Detail, Kind, Outcome, Problem, SubmissionReport, TestResult
+from menace_course.models import Detail, Outcome, Problem, SubmissionReport, TestKind, TestResult
 from menace_course.safe_text import STUDENT_TEXT_CAP, cap, cap_block, md_code, md_fence, md_text, printable
 from menace_course.student_view import student_view
 
@@ -182,8 +182,8 @@ def shown(report: SubmissionReport) -> SubmissionReport:
 def _view(report: SubmissionReport) -> dict[str, Any]:
     report = shown(student_view(report))  # feedback is for students: only what they may see
     tests = list(report.tests)
-    examples = [t for t in tests if t.kind is Kind.EXAMPLE]
-    others = [t for t in tests if t.kind is not Kind.EXAMPLE]
+    examples = [t for t in tests if t.kind is TestKind.EXAMPLE]
+    others = [t for t in tests if t.kind is not TestKind.EXAMPLE]
     visible_failures = [
         t for t in tests if t.is_visible and t.outcome not in (Outcome.PASSED, Outcome.SKIPPED)
     ]
@@ -195,7 +195,7 @@ def _view(report: SubmissionReport) -> dict[str, Any]:
         "failed": [t for t in tests if t.outcome is not Outcome.PASSED],
         "passed_count": sum(t.outcome is Outcome.PASSED for t in tests),
         "Outcome": Outcome,
-        "Kind": Kind,
+        "TestKind": TestKind,
     }
 
 

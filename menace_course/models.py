@@ -137,7 +137,7 @@ class Verdict(enum.StrEnum):
     GRADER_ERROR = "grader_error"  #: the grader failed: not the student's fault (instructor: see why)
 
 
-class Kind(enum.StrEnum):
+class TestKind(enum.StrEnum):
     """Where a test comes from, which decides how much of it a student may see."""
 
     EXAMPLE = "example"  #: a visible example from the challenge text: shown in full
@@ -202,7 +202,7 @@ class TestResult:
 
     name: str  #: stable id, e.g. ``loss_on_empty_square_stays_at_zero``
     title: str  #: one readable line (the test's docstring)
-    kind: Kind
+    kind: TestKind
     outcome: Outcome
     message: str  #: one plain line on what happened, safe to show for hidden tests too
     points: float
@@ -336,7 +336,7 @@ def _detail_from_dict(data: dict[str, Any] | None) -> Detail | None:
 
 def _test_from_dict(data: dict[str, Any]) -> TestResult:
     values = dict(data)
-    values["kind"] = Kind(data["kind"])
+    values["kind"] = TestKind(data["kind"])
     values["outcome"] = Outcome(data["outcome"])
     values["detail"] = _detail_from_dict(data.get("detail"))
     return TestResult(**values)

@@ -38,7 +38,7 @@ from menace_course.pool import GraderLost, Graders, Lost
 
 
 @dataclass(frozen=True)
-class Verdict:
+class MutantResult:
     """What the suite did to one mutant."""
 
     id: str
@@ -116,10 +116,10 @@ def _warm(task: MutantTask | CheckTask) -> None:
     _suite(task.course, task.slug)
 
 
-def _judge(task: MutantTask) -> Verdict:
+def _judge(task: MutantTask) -> MutantResult:
     """Judge one mutant (in a grader process)."""
     failed = first_failure(task.source, _suite(task.course, task.slug), task.kind)
-    return Verdict(task.mutant_id, failed is not None, failed)
+    return MutantResult(task.mutant_id, failed is not None, failed)
 
 
 def _trace(task: CheckTask) -> tuple[int, Trace | None]:
@@ -223,7 +223,7 @@ class Judge:
 
     def judge_all(
         self, slug: str, mutants: Sequence[Mutant], tick: Callable[[], None] = lambda: None
-    ) -> list[Verdict]:
+    ) -> list[MutantResult]:
         """A verdict for every mutant, in the mutants' order; ``tick`` is called after each.
 
         Raises:
@@ -232,13 +232,13 @@ class Judge:
         seconds = self._seconds(slug)
         tasks = [MutantTask(self.course.root, slug, self.kind, m.id, m.source) for m in mutants]
 
-        def lost(task: MutantTask, lost: GraderLost) -> Verdict:
+        def lost(task: MutantTask, lost: GraderLost) -> MutantResult:
             if lost.reason is Lost.TIMEOUT:
-                return Verdict(task.mutant_id, True, f"the watchdog ({lost.seconds:g} s)")
+                return MutantResult(task.mutant_id, True, f"the watchdog ({lost.seconds:g} s)")
             last = lost.detail.strip().splitlines()[-1]
             raise MenaceError(f"judging the mutant {task.mutant_id} of {slug} failed: {last}")
 
-        found: dict[str, Verdict] = {}
+        found: dict[str, MutantResult] = {}
         for verdict in self._pool.run(_judge, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm):
             found[verdict.id] = verdict
             tick()

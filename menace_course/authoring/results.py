@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from menace_course.authoring.checks import WrongResult
-from menace_course.authoring.killing import Verdict
+from menace_course.authoring.killing import MutantResult
 from menace_course.authoring.mutants import Mutant
 from menace_course.authoring.nothing import FreeResult
 
@@ -86,7 +86,7 @@ class MutantScore:
     def from_verdicts(
         cls,
         mutants: Sequence[Mutant],
-        verdicts: Sequence[Verdict],
+        verdicts: Sequence[MutantResult],
         equivalent: Mapping[str, str],
         threshold: float,
     ) -> MutantScore:

@@ -50,7 +50,7 @@ from menace_course.authoring.results import ChallengeResult, CourseResult, Mutan
 from menace_course.catalog import Challenge
 from menace_course.checking.suite import Suite, UnsupportedTests, collect
 from menace_course.course import Course
-from menace_course.models import Kind, Outcome, SandboxKind, SubmissionReport
+from menace_course.models import Outcome, SandboxKind, SubmissionReport, TestKind
 
 Tick = Callable[[], None]
 #: Given a number of mutants and a label, a context giving a callback to call after each.
@@ -115,7 +115,7 @@ def validate_challenge(
     except Exception as error:  # an author's test file that does not import: say where
         found.problems.append(f"the hidden tests do not import: {type(error).__name__}: {error}")
         return _result(found, None)
-    found.hidden_tests = sum(c.kind is not Kind.EXAMPLE for c in suite.cases)
+    found.hidden_tests = sum(c.kind is not TestKind.EXAMPLE for c in suite.cases)
     used = checks.hints_used(challenge, suite, test_files)
     missing = checks.missing_hints(course, used)
     found.hints_missing = tuple(missing)

@@ -45,10 +45,18 @@ from menace_course.checking.runner import run_cases
 from menace_course.checking.suite import Suite
 from menace_course.errors import MenaceError
 from menace_course.limits import Limits
-from menace_course.models import Finding, Kind, LoadProblem, SandboxKind, Status, SubmissionReport, TestResult
+from menace_course.models import (
+    Finding,
+    LoadProblem,
+    SandboxKind,
+    Status,
+    SubmissionReport,
+    TestKind,
+    TestResult,
+)
+from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import SandboxFailure
 from menace_course.sandbox.scan import findings
-from menace_course.sandbox.worker import Worker
 
 #: A submission as the entry points have it: a path (a file or a folder), a file's name
 #: and bytes (an upload), or a :class:`Source` already read.
@@ -145,7 +153,7 @@ class Opened:
     printed: str | None = None  #: what the file printed while it loaded
     proxy: SubmissionProxy | None = None
     why_not: str = ""  #: when there is no proxy: why no test can run, in a few words
-    worker: Worker | None = None  #: the child (closed when the ``with`` block ends)
+    worker: Child | None = None  #: the child (closed when the ``with`` block ends)
 
     def integrity(self) -> tuple[Finding, ...]:
         """Signs of tampering so far: in the file's text, and what the child tried while it ran."""
@@ -161,7 +169,7 @@ class Opened:
         )
 
 
-def start_child(source: Source, target: Target, sandbox: SandboxKind) -> Worker | None:
+def start_child(source: Source, target: Target, sandbox: SandboxKind) -> Child | None:
     """Start the sandboxed child for ``source`` now, so it loads while the caller gets ready.
 
     Hand it to :func:`open_submission` or :func:`check_submission` (``child=``), which close it.
@@ -171,10 +179,10 @@ def start_child(source: Source, target: Target, sandbox: SandboxKind) -> Worker 
     return child_for(source, sandbox, target.limits).spawn()
 
 
-def child_for(source: Source, sandbox: SandboxKind, limits: Limits) -> Worker:
+def child_for(source: Source, sandbox: SandboxKind, limits: Limits) -> Child:
     """The (unstarted) child for ``source``: a notebook's runs its cells one by one."""
     cells = source.cells.code_spans if source.cells is not None else None
-    return Worker(source.text, sandbox, limits, cells=cells)
+    return Child(source.text, sandbox, limits, cells=cells)
 
 
 @contextmanager
@@ -184,7 +192,7 @@ def open_submission(
     sandbox: SandboxKind,
     *,
     limits: Limits | None = None,
-    child: Worker | None = None,
+    child: Child | None = None,
 ) -> Iterator[Opened]:
     """Read a submission, load it in a sandboxed child, and give a proxy that calls it.
 
@@ -215,8 +223,8 @@ def open_submission(
 
 
 def _load(
-    worker: Worker, source: Source, target: Target, sandbox: SandboxKind, limits: Limits
-) -> tuple[Worker, Opened]:
+    worker: Child, source: Source, target: Target, sandbox: SandboxKind, limits: Limits
+) -> tuple[Child, Opened]:
     """Load the file in the child, once; a notebook's cell that stops is noted, as Jupyter shows it."""
     name = source.path.name
     try:
@@ -245,7 +253,7 @@ def check_submission(
     sandbox: SandboxKind,
     *,
     student: str | None = None,
-    child: Worker | None = None,
+    child: Child | None = None,
 ) -> SubmissionReport:
     """Check one submission against one challenge's suite and describe everything found.
 
@@ -302,7 +310,7 @@ def _name_of(submission: Submission) -> Path:
 
 def _hypothesis_stamp(suite: Suite) -> str:
     """The hypothesis version, when hidden tests (hypothesis tests) are part of the suite."""
-    if all(case.kind is Kind.EXAMPLE for case in suite.cases):
+    if all(case.kind is TestKind.EXAMPLE for case in suite.cases):
         return ""
     return hypothesis_version()
 

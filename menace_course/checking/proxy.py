@@ -17,8 +17,8 @@ from typing import Any
 
 from menace_course.checking.compare import clone
 from menace_course.checking.failures import CallProblem
+from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import CallOutcome, FunctionInfo
-from menace_course.sandbox.worker import Worker
 
 _current: contextvars.ContextVar[SubmissionProxy] = contextvars.ContextVar("menace_submission")
 
@@ -39,7 +39,7 @@ class SignatureProblem(CallProblem):
 class SubmissionProxy:
     """Stands for the student's module in a test; attribute access gives a callable."""
 
-    def __init__(self, worker: Worker, functions: dict[str, FunctionInfo]) -> None:
+    def __init__(self, worker: Child, functions: dict[str, FunctionInfo]) -> None:
         """Wrap a loaded worker; ``functions`` is what the child reported it defines."""
         self._worker = worker
         self._functions = functions

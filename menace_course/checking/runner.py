@@ -37,7 +37,7 @@ from menace_course.checking.problems import cap_words
 from menace_course.checking.proxy import CallRecord, SubmissionProxy
 from menace_course.checking.suite import Case, call_text
 from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure, UnusableAnswer
-from menace_course.models import Detail, ErrorKind, Kind, Outcome, Problem, TestResult
+from menace_course.models import Detail, ErrorKind, Outcome, Problem, TestKind, TestResult
 from menace_course.sandbox.outcomes import CallOutcome, refused_for_size
 from menace_course.student_view import MESSAGES, MESSAGES_PASSED, message_for
 
@@ -237,11 +237,11 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
         hint is None
         and not getattr(error, "own_advice", False)
         and problem in VALUE_PROBLEMS
-        and not (case.kind is Kind.EXAMPLE and problem is Problem.CHANGED_INPUT)
+        and not (case.kind is TestKind.EXAMPLE and problem is Problem.CHANGED_INPUT)
     ):
         # A test's hint speaks of values; a crash or a timeout has its own advice.
         hint = case.hint
-    if hint is None and problem in CRASH_PROBLEMS and case.kind is not Kind.EXAMPLE:
+    if hint is None and problem in CRASH_PROBLEMS and case.kind is not TestKind.EXAMPLE:
         hint = case.hint  # its input is not shown: the hint says what the check is about
     result = TestResult(
         outcome=_outcome_for(problem),

@@ -41,7 +41,7 @@ from menace_course.checking.testing import (
 )
 from menace_course.course import Course
 from menace_course.errors import CourseError
-from menace_course.models import Kind
+from menace_course.models import TestKind
 
 #: The manifest a kit carries in place of hidden test code.
 HIDDEN_MANIFEST = "hidden.json"
@@ -53,7 +53,7 @@ class Case:
 
     name: str
     title: str
-    kind: Kind
+    kind: TestKind
     is_visible: bool
     hint: str | None
     points: float
@@ -87,7 +87,7 @@ def _example_case(challenge: Challenge, index: int, example: Example) -> Case:
     return Case(
         name=f"example_{index}",
         title=f"Example {index}: {call_text(challenge.function, example.args)}",
-        kind=Kind.EXAMPLE,
+        kind=TestKind.EXAMPLE,
         is_visible=True,
         hint=example.hint or challenge.example_hint,
         points=1.0,
@@ -305,7 +305,7 @@ def _module_cases(path: Path, store: ExampleStore, references: Path, *, standin:
             Case(
                 name=name.removeprefix("test_"),
                 title=(doc or name.removeprefix("test_").replace("_", " ")).splitlines()[0].rstrip("."),
-                kind=Kind.PROPERTY if is_property else Kind.HIDDEN,
+                kind=TestKind.PROPERTY if is_property else TestKind.HIDDEN,
                 is_visible=is_visible,
                 hint=marks.get("hint"),
                 points=float(marks.get("points", 1.0)),
@@ -476,5 +476,5 @@ def manifest_entries(suite: Suite) -> list[dict[str, Any]]:
     return [
         {"name": c.name, "title": c.title, "kind": c.kind.value, "hint": c.hint, "points": c.points}
         for c in suite.cases
-        if c.kind is not Kind.EXAMPLE
+        if c.kind is not TestKind.EXAMPLE
     ]

@@ -91,8 +91,8 @@ def add(
     valid until `menace users revoke NAME`.
     """
     from menace_course.service.db.engine import Database
-    from menace_course.service.db.models import Role
     from menace_course.service.db.people import add_local_user
+    from menace_course.service.db.tables import Role
 
     _check_names(names)
     database = _database(course, db_url)

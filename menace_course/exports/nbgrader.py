@@ -65,7 +65,7 @@ from menace_course.errors import CourseError, UsageError
 from menace_course.exports.nbgrader_cells import code_cell, markdown_cell, notebook
 from menace_course.feedback import environment, hint_text
 from menace_course.kit import collect_suite
-from menace_course.models import Kind
+from menace_course.models import TestKind
 
 #: What nbgrader_config.py must hold for menace's notebooks to be graded by menace.
 GRADING_LINES = (
@@ -152,7 +152,7 @@ def _points(case: Case) -> str:
 
 def result_cell(case: Case, hint_words: str) -> dict[str, Any]:
     """One test's cell: its title (and a hidden test's hint) and the call that reads its result."""
-    if case.kind is Kind.EXAMPLE or case.is_visible:
+    if case.kind is TestKind.EXAMPLE or case.is_visible:
         lines = [f"{MARK} {case.title} ({_points(case)})"]
     else:
         lines = [f"{MARK} hidden test ({_points(case)}): {case.title}"]

@@ -38,7 +38,7 @@ __all__ = [
     "Box",
     "Boxes",
     "GameRecord",
-    "Opened",
+    "OpenedBox",
     "Player",
     "Result",
     "Settings",
@@ -172,7 +172,7 @@ def play(x: Callable[[list[str]], int | None], o: Callable[[list[str]], int | No
 
 
 @dataclass(frozen=True)
-class Opened:
+class OpenedBox:
     """One box MENACE opened in a game, as it was when the bead was drawn.
 
     Attributes:
@@ -211,7 +211,7 @@ class GameRecord:
     """
 
     moves: list[int] = field(default_factory=list)
-    opened: list[Opened] = field(default_factory=list)
+    opened: list[OpenedBox] = field(default_factory=list)
     resigned: tuple[str, ...] | None = None
 
 
@@ -243,7 +243,7 @@ class _Learner:
         bead = draw_bead(box)
         self.drawn.append((position, bead))
         if self.record is not None:
-            self.record.opened.append(Opened(tuple(board), position, tuple(way), dict(box), bead))
+            self.record.opened.append(OpenedBox(tuple(board), position, tuple(way), dict(box), bead))
         return way[bead]
 
     def learn(self, result: Result) -> None:

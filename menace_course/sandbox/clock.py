@@ -10,7 +10,7 @@ a timeout. Linux counts, for every task, the time it spent runnable but waiting 
 
 Where the file does not exist (macOS, Windows, a kernel without schedstats) the child's
 time is plain wall clock. Either way the grader also keeps a hard wall-clock ceiling
-(:class:`~menace_course.sandbox.worker.Worker` ``deadline``), so a starved child cannot
+(:class:`~menace_course.sandbox.child.Child` ``deadline``), so a starved child cannot
 stretch a check for ever.
 """
 

@@ -72,7 +72,7 @@ MAX_CELL_ERRORS = 50
 #: enum and typing, ``sys._getframemodulename`` from 3.12, ``code.replace`` and a new
 #: ``__code__`` in ``types.coroutine``, ``sys.settrace`` in pdb behind ``breakpoint()``,
 #: ``gc.get_referrers`` in trace, ``ctypes`` in 3.13's platform).
-#: tests/core/test_worker.py checks this list against every standard-library module
+#: tests/core/test_sandbox_child.py checks this list against every standard-library module
 #: importable in the sandbox, on each of those versions.
 RECORDED_EVENTS = frozenset(
     {
@@ -87,7 +87,7 @@ RECORDED_EVENTS = frozenset(
 #: for the instructor): the machine's accounts, configuration and other people's files. The
 #: sandbox has none of them to give (bubblewrap shows only ``/usr``, the Python and the
 #: submission), but an attempt to read ``/etc/shadow`` is worth an instructor's look. The
-#: standard library opens none of them on import (``tests/core/test_worker.py``).
+#: standard library opens none of them on import (``tests/core/test_sandbox_child.py``).
 WATCHED_PATHS = ("/etc/", "/root", "/home/", "/proc/", "/sys/", "/var/", "/run/", "/boot/", "/dev/")
 #: Files under :data:`WATCHED_PATHS` that ordinary code does open.
 UNWATCHED_PATHS = ("/dev/null", "/dev/urandom", "/dev/random", "/proc/self/", "/dev/shm/", "/var/tmp/")

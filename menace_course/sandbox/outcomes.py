@@ -75,7 +75,7 @@ class Printed:
 
 
 @dataclass(frozen=True)
-class Attempt:
+class Tampering:
     """Something student code did that the harness's detector recorded, or a forged message.
 
     ``event`` is the audit event (``sys.addaudithook``, ``gc.get_objects``, ...; see
@@ -106,7 +106,7 @@ class CallOutcome:
     exception: StudentException | None = None
     exit_code: int | None = None
     seconds: float = 0.0
-    attempts: tuple[Attempt, ...] = ()
+    attempts: tuple[Tampering, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ class LoadOutcome:
     printed: Printed = field(default_factory=Printed)
     exception: StudentException | None = None
     exit_code: int | None = None
-    attempts: tuple[Attempt, ...] = ()
+    attempts: tuple[Tampering, ...] = ()
     confinement: Confinement | None = None
     #: a notebook run cell by cell: the first cells that stopped, and how many did in all
     cell_errors: tuple[CellError, ...] = ()
@@ -275,7 +275,7 @@ def functions_from(data: Any) -> dict[str, FunctionInfo]:
     return table
 
 
-def attempts_from(data: Any) -> tuple[Attempt, ...]:
+def attempts_from(data: Any) -> tuple[Tampering, ...]:
     """What the harness's guard saw student code try (see :mod:`.guard`)."""
     if data is None:
         return ()
@@ -284,7 +284,7 @@ def attempts_from(data: Any) -> tuple[Attempt, ...]:
         raw = _dict(item, "integrity item")
         _only(raw, frozenset({"event", "detail"}), "integrity item")
         event = _text(raw.get("event"), "event", MAX_NAME)
-        found.append(Attempt(event, _text(raw.get("detail", ""), "detail", MAX_NAME)))
+        found.append(Tampering(event, _text(raw.get("detail", ""), "detail", MAX_NAME)))
     return tuple(found)
 
 

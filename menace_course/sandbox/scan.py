@@ -11,7 +11,7 @@ the garbage collector, frames (``sys._getframe``, ``inspect.stack``, ``f_back``,
 a clean pass, and the instructor decides.
 
 :func:`findings` joins these with what the sandbox saw at run time
-(:class:`~menace_course.sandbox.outcomes.Attempt`) into the report's
+(:class:`~menace_course.sandbox.outcomes.Tampering`) into the report's
 :class:`~menace_course.models.Finding` s.
 """
 
@@ -21,7 +21,7 @@ import ast
 from collections.abc import Iterable
 
 from menace_course.models import Finding
-from menace_course.sandbox.outcomes import Attempt
+from menace_course.sandbox.outcomes import Tampering
 
 #: Modules a lesson's answer has no use for, that reach the interpreter's insides.
 MODULES = {
@@ -164,7 +164,7 @@ def _plain(text: str, path: bool = False) -> str:
     return "".join(c for c in text if c.isascii() and (c.isalnum() or c in allowed))[:60]
 
 
-def findings(text: str, attempts: Iterable[Attempt] = ()) -> tuple[Finding, ...]:
+def findings(text: str, attempts: Iterable[Tampering] = ()) -> tuple[Finding, ...]:
     """Everything that makes a submission "needs review": its source, then what it tried."""
     seen: list[Finding] = list(scan(text))
     for attempt in attempts:

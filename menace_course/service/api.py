@@ -28,11 +28,11 @@ from menace_course.service.auth import (
     require_checker,
     who,
 )
-from menace_course.service.db.models import Attempt, AttemptStatus
+from menace_course.service.db.tables import Attempt, AttemptStatus
 from menace_course.service.dispatch.waits import POLL_LIMIT, pacer, wait_for
 from menace_course.service.intake import accept, feedback
-from menace_course.service.limits import limiter, rate_key, submission_limit
 from menace_course.service.openapi import build_spec, documented
+from menace_course.service.rate_limits import limiter, rate_key, submission_limit
 from menace_course.service.refusal import Refusal
 from menace_course.service.schemas import CheckRequestSchema
 from menace_course.service.state import state

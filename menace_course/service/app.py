@@ -30,14 +30,14 @@ from menace_course.course import find_course
 from menace_course.service.config import ServiceConfig
 from menace_course.service.db.attempts import unfinished
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Setting
 from menace_course.service.db.people import context_for
+from menace_course.service.db.tables import StoredValue
 from menace_course.service.dispatch import Dispatcher, make_dispatcher
 from menace_course.service.dispatch.base import CheckJob
 from menace_course.service.inputs import printable, refuse_malformed
-from menace_course.service.limits import limiter, runs_code, seconds_until_allowed, widget_limited
 from menace_course.service.metrics import CountingRecorder
 from menace_course.service.metrics import register as register_metrics
+from menace_course.service.rate_limits import limiter, runs_code, seconds_until_allowed, widget_limited
 from menace_course.service.refusal import Refusal, as_refusal, json_answer
 from menace_course.service.state import DatabaseRecorder, ServiceState
 from menace_course.service.static_files import serve_static_well
@@ -69,9 +69,9 @@ def _secret_key(db: Database) -> str:
     for last in (False, True):
         try:
             with db.writing() as session:
-                found = session.get(Setting, "secret_key")
+                found = session.get(StoredValue, "secret_key")
                 if found is None:
-                    found = Setting(name="secret_key", value=secrets.token_hex(32))
+                    found = StoredValue(name="secret_key", value=secrets.token_hex(32))
                     session.add(found)
                 return found.value
         except IntegrityError:

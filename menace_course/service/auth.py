@@ -22,8 +22,8 @@ from flask import current_app, g, request, session
 from flask_wtf.csrf import CSRFError, validate_csrf
 from wtforms import ValidationError
 
-from menace_course.service.db.models import Role, User
 from menace_course.service.db.people import role_in, user_by_token
+from menace_course.service.db.tables import Role, User
 from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
 

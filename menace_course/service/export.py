@@ -31,8 +31,8 @@ from menace_course.grading.store import ResultStore
 from menace_course.models import SubmissionReport
 from menace_course.pool import Graders
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Attempt, AttemptStatus, Membership, Role, User
 from menace_course.service.db.people import context_for
+from menace_course.service.db.tables import Attempt, AttemptStatus, Membership, Role, User
 
 
 @dataclass

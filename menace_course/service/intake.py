@@ -28,8 +28,8 @@ from menace_course.errors import UnknownChallenge
 from menace_course.feedback import Format, render
 from menace_course.models import SubmissionReport
 from menace_course.service.auth import Who
-from menace_course.service.db.attempts import Limits, OverLimit, admit_attempt, waiting_in
-from menace_course.service.db.models import Attempt
+from menace_course.service.db.attempts import AdmissionLimits, OverLimit, admit_attempt, waiting_in
+from menace_course.service.db.tables import Attempt
 from menace_course.service.dispatch.base import CheckJob, QueueFull
 from menace_course.service.refusal import Refusal
 from menace_course.service.state import ServiceState
@@ -75,7 +75,7 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
     if size > MAX_BYTES:
         raise Refusal(413, "too_large", f"the file is {size // 1024} KB; the limit is {MAX_BYTES // 1024} KB")
     config = service.config
-    limits = Limits(
+    limits = AdmissionLimits(
         per_lane=config.per_user_queued,
         queue=config.max_queue,
         shared=None if person.user_id is not None else config.open_queue,

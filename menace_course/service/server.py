@@ -4,7 +4,7 @@
                                           │          ``threads`` request threads answer them)
                                           └── grader processes (the dispatcher's pool)
 
-The web process serves HTTP with waitress (:mod:`~menace_course.service.web_worker`), so a
+The web process serves HTTP with waitress (:mod:`~menace_course.service.web_process`), so a
 slow or idle client holds a socket, never a request thread.
 
 One web process, not several: the embedded queue, the ``?wait`` events and the rate
@@ -108,7 +108,7 @@ class ServiceApplication(BaseApplication):  # type: ignore[misc]
         settings: dict[str, Any] = {
             "bind": [bind_address(config.host, config.port)],
             "workers": config.web_processes,  # 1 unless the queue is procrastinate (h-scale)
-            "worker_class": "menace_course.service.web_worker.WaitressWorker",
+            "worker_class": "menace_course.service.web_process.WebProcess",
             "threads": config.threads,
             "timeout": 120,
             "graceful_timeout": 10,

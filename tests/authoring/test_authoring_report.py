@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from menace_course.authoring.checks import WrongResult
-from menace_course.authoring.killing import Verdict
+from menace_course.authoring.killing import MutantResult
 from menace_course.authoring.mutants import generate_mutants
 from menace_course.authoring.report import render_text
 from menace_course.authoring.results import ChallengeResult, CourseResult, MutantScore
@@ -14,7 +14,7 @@ CODE = "def f(beads, i):\n    new = list(beads)\n    new[i] = max(0, new[i] - 1)
 def score(killed_ids=(), equivalent=None, threshold=0.9):
     mutants = generate_mutants(CODE)
     verdicts = [
-        Verdict(m.id, m.id in killed_ids, "example_1" if m.id in killed_ids else None) for m in mutants
+        MutantResult(m.id, m.id in killed_ids, "example_1" if m.id in killed_ids else None) for m in mutants
     ]
     return mutants, MutantScore.from_verdicts(mutants, verdicts, equivalent or {}, threshold)
 

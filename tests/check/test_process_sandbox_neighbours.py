@@ -20,7 +20,7 @@ import os
 import pytest
 
 from menace_course.limits import Limits
-from menace_course.sandbox.worker import Worker
+from menace_course.sandbox.child import Child
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0,
@@ -80,8 +80,8 @@ def report():
 
 def test_a_submission_cannot_see_signal_or_kill_the_sandbox_next_to_it():
     with (
-        Worker(VICTIM_SOURCE, "process", VICTIM) as victim,
-        Worker(ATTACKER_SOURCE, "process", ATTACKER) as attacker,
+        Child(VICTIM_SOURCE, "process", VICTIM) as victim,
+        Child(ATTACKER_SOURCE, "process", ATTACKER) as attacker,
     ):
         assert victim.load().status == "ready"
         assert attacker.load().status == "ready"
@@ -95,7 +95,7 @@ def test_a_submission_cannot_see_signal_or_kill_the_sandbox_next_to_it():
 
 def test_two_children_running_at_once_have_different_unprivileged_uids():
     source = "import os\ndef me():\n    return os.getuid()\n"
-    with Worker(source, "process", ATTACKER) as first, Worker(source, "process", ATTACKER) as second:
+    with Child(source, "process", ATTACKER) as first, Child(source, "process", ATTACKER) as second:
         assert first.load().status == "ready" and second.load().status == "ready"
         uids = {first.call("me", []).result, second.call("me", []).result}
     assert len(uids) == 2
@@ -104,10 +104,10 @@ def test_two_children_running_at_once_have_different_unprivileged_uids():
 
 def test_a_uid_is_used_again_only_after_its_child_has_gone():
     source = "import os\ndef me():\n    return os.getuid()\n"
-    with Worker(source, "process", ATTACKER) as first:
+    with Child(source, "process", ATTACKER) as first:
         assert first.load().status == "ready"
         held = first.call("me", []).result
-        with Worker(source, "process", ATTACKER) as second:
+        with Child(source, "process", ATTACKER) as second:
             assert second.load().status == "ready"
             assert second.call("me", []).result != held
 
@@ -117,7 +117,7 @@ def test_without_a_uid_of_its_own_the_child_runs_as_nobody_and_the_report_says_s
 
     monkeypatch.setattr(launch, "_lease_folder", lambda: None)  # e.g. /run and /tmp both refused
     source = "import os\ndef me():\n    return os.getuid()\n"
-    with Worker(source, "process", ATTACKER) as worker:
+    with Child(source, "process", ATTACKER) as worker:
         assert worker.load().status == "ready"
         assert worker.call("me", []).result == 65534
     assert worker.confinement is not None and "a uid of its own" in worker.confinement.missing

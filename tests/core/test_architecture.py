@@ -106,7 +106,7 @@ def test_the_public_names_are_sorted_and_all_resolve():
 def test_the_import_graph_sees_the_package():
     # The rules below mean nothing if the graph is empty or misses lazy imports.
     assert "menace_course.checking.pipeline" in GRAPH
-    assert "menace_course.sandbox.worker" in GRAPH["menace_course.checking.pipeline"]
+    assert "menace_course.sandbox.child" in GRAPH["menace_course.checking.pipeline"]
     assert "menace_course.sandbox.launch" in GRAPH["menace_course.commands.authoring"]  # inside a function
 
 
@@ -246,11 +246,11 @@ def test_each_shared_job_has_one_helper(job, calls, home):
 def test_only_the_one_submission_path_starts_a_sandboxed_child():
     # check, grade, the Gradescope runner, validate, the hidden tests' conftest, the service
     # and the lesson's programs all open a submission with checking.pipeline.open_submission,
-    # which starts the child (the proxy only holds it): none starts a Worker of its own.
+    # which starts the child (the proxy only holds it): none starts a Child of its own.
     starters = {
         module
         for module, imported in GRAPH.items()
-        if "menace_course.sandbox.worker.Worker" in imported and not _in(module, "menace_course.sandbox")
+        if "menace_course.sandbox.child.Child" in imported and not _in(module, "menace_course.sandbox")
     }
     assert starters == {"menace_course.checking.pipeline", "menace_course.checking.proxy"}
 
@@ -285,7 +285,12 @@ def _suite_keepers() -> dict[str, set[str]]:
                     _called_names(node) & SUITE_LOADERS or "Suite" in ast.unparse(node.returns or ast.Pass())
                 ):
                     how.add(f"{node.name} caches a suite for ever")
-        if module_name(path).startswith("menace_course.service.") and _called_names(tree) & SUITE_LOADERS:
+        loads_suites = "menace_course.checking.suite" in " ".join(GRAPH.get(module_name(path), ()))
+        if (
+            module_name(path).startswith("menace_course.service.")
+            and loads_suites
+            and _called_names(tree) & SUITE_LOADERS
+        ):
             how.add("a long-running process loads a suite without suite.SUITES")
         if how:
             found[module_name(path)] = how
@@ -406,7 +411,7 @@ def test_no_route_of_the_service_answers_an_error_of_its_own_making():
 
 #: Who may start a process of its own: the pool (grader processes), the sandbox (the child)
 #: and the warm checker's client (the warm checker).
-PROCESS_STARTERS = {"pool.py", "sandbox/launch.py", "sandbox/worker.py", "warm/client.py"}
+PROCESS_STARTERS = {"pool.py", "sandbox/launch.py", "sandbox/child.py", "warm/client.py"}
 
 
 def test_only_the_pool_starts_grader_processes():
@@ -467,3 +472,17 @@ def test_no_report_crosses_dispatch_as_a_dict():
     from menace_course.service.dispatch.base import Recorder
 
     assert "SubmissionReport" in str(Recorder.finished.__annotations__["report"])
+
+
+def test_each_public_class_of_the_package_has_a_name_of_its_own():
+    # Issue 21, item 7: a name means one thing. Two classes of the same name (there were
+    # two Challenge, two Verdict, two Kind, two Attempt, two Limits, Worker for four
+    # things) make a reader ask which one is meant; each concept gets one name instead.
+    where: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "_course" in path.parts:
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where.setdefault(node.name, []).append(module_name(path))
+    assert {name: modules for name, modules in where.items() if len(modules) > 1} == {}

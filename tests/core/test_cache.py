@@ -70,29 +70,29 @@ def test_a_key_others_may_read_is_not_used(cache_folder):
 
 
 def test_the_compiled_harness_comes_back_from_the_cache_without_compiling_again(cache_folder, monkeypatch):
-    from menace_course.sandbox import worker
+    from menace_course.sandbox import child
     from menace_course.sandbox.launch import HARNESS_DIR
 
     source = HARNESS_DIR / "wire.py"
-    first = worker._compiled(source)
+    first = child._compiled(source)
     assert list((cache_folder / "harness").glob("wire-*.pyc.sealed"))
 
     def no_compiling(*args, **kwargs):
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr(worker.py_compile, "compile", no_compiling)
-    assert worker._compiled(source) == first
+    monkeypatch.setattr(child.py_compile, "compile", no_compiling)
+    assert child._compiled(source) == first
 
 
 def test_a_cached_harness_someone_else_rewrote_is_never_run_and_is_made_again(cache_folder):
-    from menace_course.sandbox import worker
+    from menace_course.sandbox import child
     from menace_course.sandbox.launch import HARNESS_DIR
 
     source = HARNESS_DIR / "harness.py"
-    genuine = worker._compiled(source)
+    genuine = child._compiled(source)
     [kept] = (cache_folder / "harness").glob("harness-*.pyc.sealed")
     mac, _, _ = kept.read_bytes().partition(b"\n")
     evil = genuine.replace(b"nonce", b"NONCE")  # what a child running as the grader could write
     for forged in (evil, mac + b"\n" + evil, b"0" * 64 + b"\n" + evil):
         kept.write_bytes(forged)
-        assert worker._compiled(source) == genuine
+        assert child._compiled(source) == genuine

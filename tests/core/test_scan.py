@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from menace_course.models import SubmissionReport
-from menace_course.sandbox.outcomes import Attempt
+from menace_course.sandbox.outcomes import Tampering
 from menace_course.sandbox.scan import findings, scan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ def test_a_file_that_does_not_parse_has_no_findings():
 
 
 def test_what_the_sandbox_saw_joins_the_findings_in_plain_names_only():
-    attempts = [Attempt("import", "ctypes\x1b[2J"), Attempt("forged message", "without the nonce")]
+    attempts = [Tampering("import", "ctypes\x1b[2J"), Tampering("forged message", "without the nonce")]
     found = findings("import gc\n", attempts)
     assert [f.source for f in found] == ["code", "sandbox", "sandbox"]
     assert "`ctypes2J`" in found[1].what and "\x1b" not in found[1].what

@@ -22,8 +22,8 @@ import pytest
 
 from menace_course.limits import Limits
 from menace_course.sandbox import seccomp
+from menace_course.sandbox.child import Child
 from menace_course.sandbox.launch import bwrap_plan, child_python
-from menace_course.sandbox.worker import Worker
 
 # Arguments that make each call succeed (or fail for a reason other than EPERM) when allowed.
 PROBE = r"""
@@ -112,7 +112,7 @@ def hold():
 def test_a_submission_calling_memfd_create_gets_a_permission_error_in_both_sandboxes(kind):
     # Memory in a memfd is outside RLIMIT_AS; the filter refuses it, and the call is the
     # student's PermissionError (the checks go on), not a crash of the sandbox.
-    with Worker(HOLDS_MEMFD, kind, Limits()) as worker:
+    with Child(HOLDS_MEMFD, kind, Limits()) as worker:
         assert worker.load().status == "ready"
         outcome = worker.call("hold", [])
         assert outcome.status == "raised" and outcome.exception is not None

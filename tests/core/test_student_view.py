@@ -15,12 +15,12 @@ from menace_course.models import (
     Detail,
     ErrorKind,
     Finding,
-    Kind,
     Line,
     Outcome,
     Problem,
     Status,
     SubmissionReport,
+    TestKind,
     TestResult,
 )
 from menace_course.student_view import TRIED_SOMETHING, student_dict, student_view
@@ -33,7 +33,7 @@ def _test(name: str, visible: bool, detail: Detail | None, outcome: Outcome = Ou
     return TestResult(
         name=name,
         title=name.replace("_", " "),
-        kind=Kind.EXAMPLE if visible else Kind.HIDDEN,
+        kind=TestKind.EXAMPLE if visible else TestKind.HIDDEN,
         outcome=outcome,
         message="stopped with an error",
         points=0.0,
@@ -109,7 +109,7 @@ def test_the_total_time_is_rounded_and_each_tests_time_is_zero():
 
 def test_a_visible_test_after_hidden_calls_keeps_only_the_graders_call_and_expected_value():
     hidden = _test("t", False, CHILD_SAYS, Outcome.FAILED)
-    visible = dataclasses.replace(_test("later", True, CHILD_SAYS), kind=Kind.PROPERTY)
+    visible = dataclasses.replace(_test("later", True, CHILD_SAYS), kind=TestKind.PROPERTY)
     (_, later) = student_view(_report(hidden, visible)).tests
     assert later.detail == Detail(problem=Problem.RAISED, call=CHILD_SAYS.call, expected=CHILD_SAYS.expected)
     before = student_view(_report(visible, hidden)).tests[0]

@@ -20,7 +20,7 @@ from menace_course import wording
 from menace_course.checking.runner import MESSAGES
 from menace_course.feedback import environment
 from menace_course.grading.stats import WHAT_HAPPENED
-from menace_course.models import Kind, Outcome, Problem, Status, Verdict
+from menace_course.models import Outcome, Problem, Status, TestKind, Verdict
 from tests.support import REPO
 
 DOC = (REPO / "docs" / "json-schema.md").read_text(encoding="utf-8")
@@ -38,7 +38,7 @@ def documented(name: str) -> set[str]:
     ("name", "vocabulary"),
     [
         ("status", Status),
-        ("kind", Kind),
+        ("kind", TestKind),
         ("outcome", Outcome),
         ("detail.problem", Problem),
         ("grading.status", Verdict),

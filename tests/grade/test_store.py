@@ -10,11 +10,11 @@ from menace_course.atomic import atomic_writer
 from menace_course.errors import UsageError
 from menace_course.grading.record import Grading, Record
 from menace_course.grading.store import Kept, ResultStore
-from menace_course.models import Kind, Outcome, Status, SubmissionReport, TestResult, Verdict
+from menace_course.models import Outcome, Status, SubmissionReport, TestKind, TestResult, Verdict
 
 
 def record(key: str, score: float) -> Record:
-    test = TestResult("wins", "A win adds three", Kind.HIDDEN, Outcome.PASSED, "passed", score, 15.0)
+    test = TestResult("wins", "A win adds three", TestKind.HIDDEN, Outcome.PASSED, "passed", score, 15.0)
     report = SubmissionReport(
         "after_game", "Back into the box", "after_game", "a.py", "bwrap", Status.CHECKED, (test,), score, 15.0
     )

@@ -157,7 +157,7 @@ def test_a_student_signs_in_from_the_lesson_and_checks_each_challenge_in_place(
     from selenium.webdriver.support.ui import WebDriverWait
     from sqlalchemy import select
 
-    from menace_course.service.db.models import Attempt
+    from menace_course.service.db.tables import Attempt
     from tests.service.support import add_user
     from tests.support import REPO
 

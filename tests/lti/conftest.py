@@ -202,7 +202,7 @@ def outcomes(service: Service, **where: Any) -> list[dict[str, Any]]:
     """The passback rows (as plain data) matching ``where``, for assertions and diagnostics."""
     from sqlalchemy import select
 
-    from menace_course.service.lti.models import LtiOutcome
+    from menace_course.service.lti.tables import LtiOutcome
 
     with service.db.reading() as db:
         query = select(LtiOutcome).filter_by(**where)

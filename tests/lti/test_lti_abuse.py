@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import select
 
-from menace_course.service.db.models import User
+from menace_course.service.db.tables import User
 from tests.lti.conftest import Browser, Service, add_activity, check_on_page
 from tests.lti.lms import RunningPlatform
 from tests.support import REPO
@@ -168,8 +168,8 @@ def test_passback_never_sends_the_access_token_to_a_grade_url_off_the_platforms_
 
 def test_a_canvas_registration_names_its_grades_host_and_nothing_else_gets_the_token(tmp_path: Path) -> None:
     from menace_course.service.db.engine import Database
-    from menace_course.service.lti.models import LtiPlatform
     from menace_course.service.lti.origins import on_platform, registered_origins
+    from menace_course.service.lti.tables import LtiPlatform
     from tests.lti.conftest import copy_course
     from tests.lti.test_lti_commands import PLATFORM, menace
 
@@ -236,7 +236,7 @@ def test_a_second_launch_in_the_same_browser_says_who_is_signed_in_and_how_to_go
 def _attempts_of(service: Service, user_id: int) -> int:
     from sqlalchemy import func
 
-    from menace_course.service.db.models import Attempt
+    from menace_course.service.db.tables import Attempt
 
     with service.db.reading() as db:
         return int(

@@ -17,9 +17,9 @@ import pytest
 import requests
 from sqlalchemy import select
 
-from menace_course.service.db.models import Context, Membership, Role, User
-from menace_course.service.lti.models import LtiOutcome, LtiStoreEntry
+from menace_course.service.db.tables import Context, Membership, Role, User
 from menace_course.service.lti.storage import bound_nonce
+from menace_course.service.lti.tables import LtiOutcome, LtiStoreEntry
 from tests.lti.conftest import Browser, Service, add_activity, check_on_page, outcomes, scores_of, wait_for
 from tests.lti.lms import Link, RunningPlatform
 from tests.support import REPO

@@ -150,7 +150,7 @@ def test_an_lms_whose_keys_cannot_be_read_is_refused_with_the_reason(
 ) -> None:
     from sqlalchemy import update
 
-    from menace_course.service.lti.models import LtiPlatform
+    from menace_course.service.lti.tables import LtiPlatform
 
     def key_set_url(url: str) -> None:
         with service.db.writing() as db:

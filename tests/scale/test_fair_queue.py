@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Attempt, AttemptStatus
+from menace_course.service.db.tables import Attempt, AttemptStatus
 from tests.scale.support import SLOW, post, serve, until, worker
 from tests.service.support import CORRECT, menace
 

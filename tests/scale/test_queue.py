@@ -12,8 +12,8 @@ from sqlalchemy import update
 from menace_course.models import Status
 from menace_course.service.db.attempts import store_attempt
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Attempt, AttemptStatus, now
 from menace_course.service.db.people import context_for
+from menace_course.service.db.tables import Attempt, AttemptStatus, now
 from menace_course.service.dispatch.grading import GRADER_FAILED
 from menace_course.service.dispatch.procrastinate_queue import MAX_RUNS
 from tests.scale.support import SLOW, post, serve, until, worker

@@ -49,8 +49,8 @@ def stop_app(app: Any) -> None:
 
 def add_user(app: Any, name: str | None = None, instructor: bool = False) -> tuple[int, str]:
     """A new local user of the app's database: their id and token."""
-    from menace_course.service.db.models import Role
     from menace_course.service.db.people import add_local_user
+    from menace_course.service.db.tables import Role
 
     service = app.extensions["menace"]
     with service.db.writing() as session:

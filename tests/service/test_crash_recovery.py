@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Attempt, AttemptStatus
+from menace_course.service.db.tables import Attempt, AttemptStatus
 from tests.service.support import CORRECT, LiveService, menace, request
 
 pytestmark = pytest.mark.slow

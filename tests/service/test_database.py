@@ -8,7 +8,6 @@ from sqlalchemy import inspect, text
 from menace_course.models import Status, SubmissionReport
 from menace_course.service.db.attempts import mark_running, record_result, store_attempt, unfinished
 from menace_course.service.db.engine import Database, is_current
-from menace_course.service.db.models import AttemptStatus, Base, Role
 from menace_course.service.db.people import (
     add_local_user,
     context_for,
@@ -18,6 +17,7 @@ from menace_course.service.db.people import (
     user_by_token,
     user_for,
 )
+from menace_course.service.db.tables import AttemptStatus, Base, Role
 
 
 def test_the_migrations_create_exactly_the_models_tables(db_url: str) -> None:

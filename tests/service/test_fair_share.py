@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from menace_course.service.db.attempts import Limits, OverLimit, admit_attempt
+from menace_course.service.db.attempts import AdmissionLimits, OverLimit, admit_attempt
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Attempt, AttemptStatus
+from menace_course.service.db.tables import Attempt, AttemptStatus
 from menace_course.service.dispatch.base import ANONYMOUS_LANE, CheckJob
 from menace_course.service.dispatch.fair import FairQueue
 from tests.service.support import CORRECT, add_user, bearer, make_app, stop_app
@@ -92,8 +92,8 @@ def database(db_url: str) -> Iterator[Database]:
 
 
 def _context_and_user(db: Database) -> tuple[int, int]:
-    from menace_course.service.db.models import Role
     from menace_course.service.db.people import add_local_user, context_for
+    from menace_course.service.db.tables import Role
 
     with db.writing() as session:
         user, _ = add_local_user(session, "racer", Role.LEARNER)
@@ -124,7 +124,7 @@ def test_20_simultaneous_admissions_of_one_student_accept_exactly_the_limit_of_3
         admit_attempt(
             session,
             lane=f"user:{user_id}",
-            limits=Limits(per_lane=3, queue=100),
+            limits=AdmissionLimits(per_lane=3, queue=100),
             context_id=context_id,
             user_id=user_id,
             challenge="after_game",
@@ -149,7 +149,7 @@ def test_the_queue_limit_holds_under_simultaneous_admissions_of_many_lanes(datab
         admit_attempt(
             session,
             lane=f"addr:{lane}",
-            limits=Limits(per_lane=3, queue=5, shared=100),
+            limits=AdmissionLimits(per_lane=3, queue=5, shared=100),
             context_id=context_id,
             user_id=None,
             challenge="after_game",
@@ -168,7 +168,7 @@ def test_an_admission_says_how_many_of_its_lane_wait_before_it(database: Databas
             admitted = admit_attempt(
                 session,
                 lane=f"user:{user_id}",
-                limits=Limits(per_lane=3, queue=100),
+                limits=AdmissionLimits(per_lane=3, queue=100),
                 context_id=context_id,
                 user_id=user_id,
                 challenge="after_game",

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from menace_course.service.db.models import Attempt
+from menace_course.service.db.tables import Attempt
 from tests.service.conftest import DATABASES
 from tests.service.support import CORRECT, add_user, bearer, make_app, postgres_database, stop_app
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from menace_course.service.db.models import Role
 from menace_course.service.db.people import local_user, new_login_link
+from menace_course.service.db.tables import Role
 from tests.service.support import BUGGY, CORRECT, add_user, bearer
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from menace_course.service.limits import LOGIN_LIMIT
+from menace_course.service.rate_limits import LOGIN_LIMIT
 from tests.service.support import make_app, menace, stop_app
 
 PROXY, STUDENT = "10.0.0.1", "203.0.113.9"

@@ -156,11 +156,11 @@ def test_a_notebook_of_many_failing_cells_is_loaded_in_one_child_once(tmp_path, 
     # Before: each failing cell cost a fresh sandbox and a fresh load, with no cap (a
     # notebook of failing cells ran past 75 s against a documented 30 s).
     from menace_course.checking.pipeline import open_submission
-    from menace_course.sandbox.worker import Worker
+    from menace_course.sandbox.child import Child
 
     started = []
-    real_start = Worker._start
-    monkeypatch.setattr(Worker, "_start", lambda self: (started.append(self), real_start(self))[1])
+    real_start = Child._start
+    monkeypatch.setattr(Child, "_start", lambda self: (started.append(self), real_start(self))[1])
 
     failing = [("code", f"print('cell {n}')\nundefined_{n}\nprint('never')") for n in range(40)]
     path = tmp_path / "work.ipynb"

@@ -32,14 +32,14 @@ from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from menace_course.models import SubmissionReport
-from menace_course.service.db.models import Attempt, AttemptStatus, Membership, Role, User, now
+from menace_course.service.db.tables import Attempt, AttemptStatus, Membership, Role, User, now
 
 #: The PostgreSQL advisory lock (a 64-bit key) each admission holds until its transaction ends.
 ADMISSION_LOCK = 0x6D656E6163653232
 
 
 @dataclass(frozen=True)
-class Limits:
+class AdmissionLimits:
     """How many unfinished checks (queued or running) may exist when a new one is admitted."""
 
     per_lane: int  #: in the submitter's own lane (one student, or one anonymous address)
@@ -84,7 +84,7 @@ def admit_attempt(
     session: Session,
     *,
     lane: str,
-    limits: Limits,
+    limits: AdmissionLimits,
     context_id: int,
     user_id: int | None,
     challenge: str,

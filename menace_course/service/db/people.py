@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from menace_course.service.db.models import (
+from menace_course.service.db.tables import (
     LOCAL,
     Attempt,
     Context,

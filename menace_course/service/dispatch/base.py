@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from menace_course.models import SubmissionReport
-from menace_course.service.db.models import Attempt
+from menace_course.service.db.tables import Attempt
 
 #: The one lane every anonymous check (``--open``) waits in, whatever its address: together
 #: they get the turns of one student, however many addresses send them.

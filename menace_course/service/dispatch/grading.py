@@ -43,7 +43,7 @@ def suite_for(course_root: str, slug: str) -> Suite:
 
 def warm(course_root: str) -> list[str]:
     """Collect every challenge's tests now, so that no student waits for it; their slugs."""
-    from menace_course.sandbox.worker import compiled_harness
+    from menace_course.sandbox.child import compiled_harness
 
     compiled_harness()
     slugs = catalog.list_slugs(Course(Path(course_root)))

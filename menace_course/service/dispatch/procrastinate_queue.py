@@ -50,7 +50,7 @@ from sqlalchemy import select
 
 from menace_course.errors import UsageError
 from menace_course.service.db.engine import Database, normalize_url
-from menace_course.service.db.models import Attempt, AttemptStatus, now
+from menace_course.service.db.tables import Attempt, AttemptStatus, now
 
 log = logging.getLogger("menace.service.queue")
 

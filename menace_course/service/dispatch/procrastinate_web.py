@@ -38,7 +38,7 @@ from sqlalchemy import func, select
 
 from menace_course.service.config import ServiceConfig
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Attempt, AttemptStatus, now
+from menace_course.service.db.tables import Attempt, AttemptStatus, now
 from menace_course.service.dispatch.base import CheckJob, Enqueue, QueueFull, Recorder
 from menace_course.service.dispatch.procrastinate_queue import (
     DONE_CHANNEL,

@@ -35,7 +35,7 @@ from sqlalchemy import text
 from menace_course.models import SandboxKind, SubmissionReport
 from menace_course.service.config import ServiceConfig, default_of
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Attempt, AttemptStatus
+from menace_course.service.db.tables import Attempt, AttemptStatus
 from menace_course.service.dispatch.base import CheckJob
 from menace_course.service.dispatch.grading import JobGraders, minimal_failure_report
 from menace_course.service.dispatch.procrastinate_queue import (

@@ -145,7 +145,7 @@ def gate() -> WaitGate:
 
 def wait_for(attempt_id: str, seconds: float) -> bool:
     """Wait up to ``seconds`` for the attempt if the caller's ration allows; False if it did not."""
-    from menace_course.service.limits import rate_key
+    from menace_course.service.rate_limits import rate_key
     from menace_course.service.state import state
 
     who = rate_key()

@@ -257,7 +257,7 @@ def runner_wait() -> float:
 def _runner_key() -> str:
     if _service() is None:
         return f"addr:{request.remote_addr}"
-    from menace_course.service.limits import rate_key
+    from menace_course.service.rate_limits import rate_key
 
     return rate_key()
 
@@ -290,7 +290,7 @@ def run() -> Response:
 # A program runs here, in the web process's own sandboxed children and its CONCURRENT slots
 # (menace_course.service.lesson.programs), never on the check workers: so the page's programs
 # work with ``menace serve --queue procrastinate`` too, where checks go to ``menace worker``s
-# (the service reads this mark: menace_course.service.limits.RUNS_IN_WEB_PROCESS).
+# (the service reads this mark: menace_course.service.rate_limits.RUNS_IN_WEB_PROCESS).
 run.runs_in_web_process = True  # type: ignore[attr-defined]
 
 

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
 
-from menace_course.service.db.models import Setting
-from menace_course.service.lti.models import LtiPlatform
+from menace_course.service.db.tables import StoredValue
+from menace_course.service.lti.tables import LtiPlatform
 
 
 def origin_of(url: str | None) -> str | None:
@@ -46,7 +46,7 @@ def registered_origins(session: Session, platform: LtiPlatform) -> set[str]:
     """Every origin the platform's access token may be sent to (see the module's docstring)."""
     urls = [platform.issuer, platform.auth_login_url, platform.auth_token_url, platform.key_set_url]
     urls.append(platform.auth_audience or "")
-    extra = session.get(Setting, setting_name(platform.id))
+    extra = session.get(StoredValue, setting_name(platform.id))
     if extra is not None:
         urls.extend(extra.value.split())
     return {o for o in map(origin_of, urls) if o is not None}
@@ -55,14 +55,14 @@ def registered_origins(session: Session, platform: LtiPlatform) -> set[str]:
 def set_grades_origins(session: Session, platform: LtiPlatform, origins: list[str]) -> None:
     """Keep ``origins`` as the platform's extra grade-service origins (none: remove the row)."""
     name = setting_name(platform.id)
-    found = session.get(Setting, name)
+    found = session.get(StoredValue, name)
     if not origins:
         if found is not None:
             session.delete(found)
         return
     value = " ".join(sorted({o for o in map(origin_of, origins) if o is not None}))
     if found is None:
-        session.add(Setting(name=name, value=value))
+        session.add(StoredValue(name=name, value=value))
     else:
         found.value = value
 

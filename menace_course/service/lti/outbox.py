@@ -9,8 +9,8 @@ from __future__ import annotations
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from menace_course.service.db.models import Attempt, now
-from menace_course.service.lti.models import LtiOutcome
+from menace_course.service.db.tables import Attempt, now
+from menace_course.service.lti.tables import LtiOutcome
 
 
 def note_result(session: Session, attempt_id: str) -> int:

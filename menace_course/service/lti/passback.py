@@ -7,7 +7,7 @@ resource link, saying where their score goes. Three things touch it:
 2. recording a check's result calls :func:`~.outbox.note_result` **in the same transaction**, which
    raises the row's ``wanted`` counter; so a recorded check always has its passback queued,
    whatever crashes next, and the student's check never waits for the LMS;
-3. :class:`PassbackWorker`, a thread beside the web app, sends what is due
+3. :class:`PassbackSender`, a thread beside the web app, sends what is due
    (:func:`send_due`): the score the challenge's policy picks (``best`` or ``latest``, from
    ``score_policy`` in ``challenge.toml``), to the launch's line item, or to one it finds or
    creates for the link and then reuses. On failure (LMS down, slow, refusing) it tries again
@@ -38,10 +38,10 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import Attempt, AttemptStatus, now
+from menace_course.service.db.tables import Attempt, AttemptStatus, now
 from menace_course.service.lti.keys import KeyStore
-from menace_course.service.lti.models import LtiOutcome, LtiPlatform
 from menace_course.service.lti.origins import on_platform, registered_origins
+from menace_course.service.lti.tables import LtiOutcome, LtiPlatform
 from menace_course.service.lti.toolconf import registration_for
 
 log = logging.getLogger("menace.lti.passback")
@@ -437,7 +437,7 @@ def _describe(error: BaseException) -> str:
     return text[:300]
 
 
-class PassbackWorker:
+class PassbackSender:
     """A daemon thread that sends due scores every ``interval`` seconds (sooner when woken)."""
 
     def __init__(

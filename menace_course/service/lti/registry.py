@@ -15,7 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from menace_course.errors import UsageError
-from menace_course.service.lti.models import LtiDeployment, LtiPlatform
+from menace_course.service.lti.tables import LtiDeployment, LtiPlatform
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from menace_course.course import Course
 from menace_course.errors import MenaceError
 from menace_course.service.db.engine import Database
 from menace_course.service.lti.keys import KeyStore
-from menace_course.service.lti.passback import GradeColumn, PassbackWorker, TimeoutSession
+from menace_course.service.lti.passback import GradeColumn, PassbackSender, TimeoutSession
 from menace_course.service.lti.storage import DbLaunchDataStorage
 from menace_course.service.lti.toolconf import DbToolConf
 
@@ -52,11 +52,11 @@ class LtiState:
     keys: KeyStore
     toolconf: DbToolConf
     storage: DbLaunchDataStorage
-    worker: PassbackWorker = field(init=False)
+    worker: PassbackSender = field(init=False)
 
     def __post_init__(self) -> None:
         """Make the passback worker (started by :func:`install`)."""
-        self.worker = PassbackWorker(self.db, self.keys, self.passback_info)
+        self.worker = PassbackSender(self.db, self.keys, self.passback_info)
 
     @classmethod
     def build(cls, course: Course, db: Database, state_dir: Path) -> LtiState:

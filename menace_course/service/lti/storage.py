@@ -32,8 +32,8 @@ from pylti1p3.session import SessionService
 from sqlalchemy import delete, select
 
 from menace_course.service.db.engine import Database
-from menace_course.service.db.models import now
-from menace_course.service.lti.models import LtiStoreEntry
+from menace_course.service.db.tables import now
+from menace_course.service.lti.tables import LtiStoreEntry
 
 #: A login must turn into a launch within this time (the platform answers in seconds).
 NONCE_SECONDS = 10 * 60

@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 from menace_course.service.db.engine import Database
 from menace_course.service.lti.keys import KeyStore
-from menace_course.service.lti.models import LtiDeployment, LtiPlatform
+from menace_course.service.lti.tables import LtiDeployment, LtiPlatform
 
 
 def registration_for(platform: LtiPlatform, keys: KeyStore) -> Registration:

@@ -39,13 +39,13 @@ from pylti1p3.tool_config.abstract import ToolConfException  # type: ignore[attr
 from sqlalchemy import select
 
 from menace_course.service.auth import require_instructor, sign_in, who
-from menace_course.service.db.models import Role, User
 from menace_course.service.db.people import context_for, set_role, user_for
+from menace_course.service.db.tables import Role, User
 from menace_course.service.lti import passback
 from menace_course.service.lti.launch import DEEP_LINKING, RESOURCE_LINK, LaunchFacts, LaunchRefused, facts_of
-from menace_course.service.lti.models import LtiOutcome, LtiPlatform
 from menace_course.service.lti.runtime import lti_state
 from menace_course.service.lti.storage import SingleUseNonceSessionService, StateCookieService
+from menace_course.service.lti.tables import LtiOutcome, LtiPlatform
 from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
 

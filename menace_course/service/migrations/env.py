@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from alembic import context
 
-import menace_course.service.lti.models  # noqa: F401  (LTI's tables are in the same metadata)
-from menace_course.service.db.models import Base
+import menace_course.service.lti.tables  # noqa: F401  (LTI's tables are in the same metadata)
+from menace_course.service.db.tables import Base
 
 engine = context.config.attributes["engine"]
 with engine.connect() as connection:

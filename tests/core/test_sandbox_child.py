@@ -3,8 +3,8 @@
 import pytest
 
 from menace_course.limits import Limits
+from menace_course.sandbox.child import Child
 from menace_course.sandbox.launch import bwrap_works
-from menace_course.sandbox.worker import Worker
 
 KINDS = [pytest.param("process", id="process"), pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap)]
 FAST = Limits(call_seconds=0.5, import_seconds=2, budget_seconds=5)
@@ -39,7 +39,7 @@ def pair():
 
 
 def started(kind, source=SOURCE, limits=FAST):
-    worker = Worker(source, kind, limits)
+    worker = Child(source, kind, limits)
     assert worker.load().status == "ready"
     return worker
 
@@ -90,7 +90,7 @@ def test_a_call_that_stops_python_is_a_crash_and_the_child_restarts(kind):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_input_at_load_time_gets_end_of_file_not_the_graders_pipe(kind):
-    worker = Worker("name = input('name? ')\n", kind, FAST)
+    worker = Child("name = input('name? ')\n", kind, FAST)
     with worker:
         load = worker.load()
     assert load.status == "raised" and load.exception.type_name == "EOFError"
@@ -98,7 +98,7 @@ def test_input_at_load_time_gets_end_of_file_not_the_graders_pipe(kind):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_loop_at_load_time_times_out(kind):
-    with Worker("while True:\n    pass\n", kind, Limits(import_seconds=0.5)) as worker:
+    with Child("while True:\n    pass\n", kind, Limits(import_seconds=0.5)) as worker:
         assert worker.load().status == "timeout"
 
 
@@ -174,7 +174,7 @@ time.sleep(120)  # never reads another request
 
 def stalling_plan(monkeypatch, tmp_path):
     """Make the worker start STALLING_CHILD instead of the harness (the grader's side is real)."""
-    from menace_course.sandbox import worker as worker_module
+    from menace_course.sandbox import child as worker_module
     from menace_course.sandbox.launch import LaunchPlan
 
     script = tmp_path / "stall.py"
@@ -192,7 +192,7 @@ def stalling_plan(monkeypatch, tmp_path):
 def test_a_child_that_stops_reading_its_requests_cannot_block_the_grader(monkeypatch, tmp_path):
     stalling_plan(monkeypatch, tmp_path)
     limits = Limits(call_seconds=0.5, budget_seconds=5)
-    with Worker("", "process", limits) as worker:
+    with Child("", "process", limits) as worker:
         assert worker.load().status == "ready"
         outcome = worker.call("f", [list(range(200_000))])  # far more than one page
     assert outcome.status == "timeout"
@@ -212,7 +212,7 @@ def f(x):
                 pass
     return 1
 """
-    with Worker(source, "process", FAST) as worker:
+    with Child(source, "process", FAST) as worker:
         assert worker.load().status == "ready"
         outcome = worker.call("f", [0])
     assert outcome.status == "crashed" and outcome.result is None
@@ -232,7 +232,7 @@ def f():
     os._exit(3)
 """
     limits = Limits(call_seconds=1.0, import_seconds=1.0, budget_seconds=10)
-    with Worker(source, kind, limits) as worker:
+    with Child(source, kind, limits) as worker:
         assert worker.load().status == "ready"
         first, second, third = (worker.call("f", []) for _ in range(3))
     assert (first.status, second.status, third.status) == ("crashed", "timeout", "dead")
@@ -532,7 +532,7 @@ def test_a_sandbox_that_cannot_drop_privileges_is_the_graders_failure(monkeypatc
 
     monkeypatch.setattr(launch, "bwrap_plan", without_setuid)
     with (
-        Worker("def f():\n    return 1\n", "bwrap", FAST) as worker,
+        Child("def f():\n    return 1\n", "bwrap", FAST) as worker,
         pytest.raises(SandboxFailure) as failure,
     ):
         worker.load()

@@ -208,7 +208,7 @@ class Attempt(Base):
         return SubmissionReport.from_dict(self.report)
 
 
-class Setting(Base):
+class StoredValue(Base):
     """A value the service made itself and keeps (e.g. the key that signs session cookies)."""
 
     __tablename__ = "settings"

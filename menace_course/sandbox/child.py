@@ -1,6 +1,6 @@
 """The grader's side of a sandboxed child: start it, call functions with deadlines, end it.
 
-One :class:`Worker` serves one submission. Every wait on the child (its first load, a
+One :class:`Child` serves one submission. Every wait on the child (its first load, a
 call, a restart and the reload after it, even writing a request into a pipe the child
 will not drain) has a deadline, and every second of it is charged to the submission's
 budget. A timeout, a crash or a garbled reply kills the child (and, through its pid
@@ -11,7 +11,7 @@ limits, never one per test.
 
 Time limits count the time the child *had* (:mod:`~menace_course.sandbox.clock`): wall
 clock minus the time it waited for a CPU, so a verdict does not depend on how busy the
-machine is. Above that, :attr:`Worker.deadline` is a hard wall-clock end for the whole
+machine is. Above that, :attr:`Child.deadline` is a hard wall-clock end for the whole
 submission that no wait ever passes: the primitive a batch watchdog builds on.
 
 Nothing from the child is trusted: replies are size-capped, read strictly by
@@ -47,13 +47,13 @@ from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
 from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
 from menace_course.sandbox.launch import HARNESS_DIR, UidLease, plan_launch
 from menace_course.sandbox.outcomes import (
-    Attempt,
     CallOutcome,
     Confinement,
     ForgedMessage,
     LoadOutcome,
     ProtocolError,
     SandboxFailure,
+    Tampering,
     over_the_cap,
     read_ready,
     read_reply,
@@ -114,11 +114,11 @@ def _compiled(source: Path) -> bytes:
     return code
 
 
-class Worker:
+class Child:
     """A sandboxed child that has loaded one submission and answers calls on it.
 
     Example:
-        with Worker(source, "bwrap", Limits()) as worker:
+        with Child(source, "bwrap", Limits()) as worker:
             load = worker.load()
             outcome = worker.call("after_game", [[4] * 9, 0, "win"])
     """
@@ -148,7 +148,7 @@ class Worker:
         self.deadline = deadline
         self.spent = 0.0  #: seconds charged to the budget so far: loads, restarts, calls
         self.dead_functions: set[str] = set()
-        self.attempts: list[Attempt] = []  #: what student code tried that the harness noticed
+        self.attempts: list[Tampering] = []  #: what student code tried that the harness noticed
         self.forged = 0  #: messages that did not carry the nonce (written by student code)
         #: what the harness says it applied to itself (uid, limits), once it has loaded
         self.confinement: Confinement | None = None
@@ -171,7 +171,7 @@ class Worker:
         self._load: LoadOutcome | None = None
         self._errors: Any = None
 
-    def __enter__(self) -> Worker:
+    def __enter__(self) -> Child:
         """Use as a context manager so the child is always killed."""
         return self
 
@@ -231,7 +231,7 @@ class Worker:
 
     # -- life cycle ---------------------------------------------------------------------
 
-    def spawn(self) -> Worker:
+    def spawn(self) -> Child:
         """Start the child now, without waiting for it: it loads while the grader gets ready."""
         if self._process is None and self._load is None:
             self._start()
@@ -341,7 +341,7 @@ class Worker:
             return
         self.forged += 1
         detail = "without the nonce" if isinstance(problem, ForgedMessage) else "malformed"
-        self.attempts.append(Attempt("forged message", detail))
+        self.attempts.append(Tampering("forged message", detail))
 
     def _sandbox_complaint(self) -> str:
         """What the sandbox itself printed before the harness took over (empty if nothing).

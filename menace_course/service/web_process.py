@@ -1,4 +1,4 @@
-"""The web process's HTTP server: waitress, run as a gunicorn worker (:class:`WaitressWorker`).
+"""The web process's HTTP server: waitress, run as a gunicorn worker (:class:`WebProcess`).
 
 ``menace serve`` faces the internet on its own, with no proxy in front, so it must not let
 a slow client hold a request thread. gunicorn's threaded worker gives a connection a
@@ -63,7 +63,7 @@ class _Response:
         self.sent = 0
 
 
-class WaitressWorker(Worker):  # type: ignore[misc]
+class WebProcess(Worker):  # type: ignore[misc]
     """A gunicorn worker that serves its sockets with waitress (see the module's docstring)."""
 
     def run(self) -> None:

@@ -1,4 +1,4 @@
-"""LTI's tables, beside the service's own (same :class:`~menace_course.service.db.models.Base`).
+"""LTI's tables, beside the service's own (same :class:`~menace_course.service.db.tables.Base`).
 
 ::
 
@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from menace_course.service.db.models import Base, Context, User, UTCDateTime, now
+from menace_course.service.db.tables import Base, Context, User, UTCDateTime, now
 
 
 class LtiPlatform(Base):
