@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from menace_course.lesson.noughts import name, winner
+from menace_course.lesson.experiments.page_steps import x_boxes_by_move
+from menace_course.lesson.noughts import winner
 
 #: MENACE's moves that need a box (its 9th has one square left).
 MOVES = (1, 3, 5, 7)
@@ -52,30 +53,11 @@ def boards_in_every_game() -> int:
 def boxes_needed(symmetry: bool) -> tuple[dict[int, int], int]:
     """How many boxes X needs before each of its moves, and how many positions were searched.
 
-    With ``symmetry`` a position is its name (Step 1's search); without it, the board itself.
+    With ``symmetry`` a position is its name (Step 1's search); without it, the board itself
+    (the same search as Step 1's: :func:`~.page_steps.x_boxes_by_move`).
     """
-    boxes: dict[int, set[str]] = {move: set() for move in MOVES}
-    seen: set[str] = set()
-
-    def visit(board: list[str]) -> None:
-        if winner(board) or " " not in board:
-            return
-        key = name(board)[0] if symmetry else "".join(board)
-        if key in seen:
-            return
-        seen.add(key)
-        marks = 9 - board.count(" ")
-        me = "X" if marks % 2 == 0 else "O"
-        if me == "X" and marks < 8:
-            boxes[marks + 1].add(key)
-        for square in range(9):
-            if board[square] == " ":
-                board[square] = me
-                visit(board)
-                board[square] = " "
-
-    visit([" "] * 9)
-    return {move: len(names) for move, names in boxes.items()}, len(seen)
+    boxes, searched = x_boxes_by_move(symmetry)
+    return {move: len(names) for move, names in boxes.items()}, searched
 
 
 def run() -> Counts:

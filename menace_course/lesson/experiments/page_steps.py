@@ -30,11 +30,12 @@ class StepOutput:
     picture: tuple[tuple[str, ...], ...] | None = None
 
 
-def x_boxes_by_move() -> tuple[dict[int, set[str]], int]:
+def x_boxes_by_move(symmetry: bool = True) -> tuple[dict[int, set[str]], int]:
     """The names of the positions where X must choose, by X's move; and the positions searched.
 
     The search stops at a position whose name it has met before: turned or flipped,
-    it has the same futures. X's 5th move (one square left) needs no box.
+    it has the same futures (``symmetry=False``: a board is only itself, as in the
+    lesson's 2,201). X's 5th move (one square left) needs no box.
     """
     boxes: dict[int, set[str]] = {1: set(), 3: set(), 5: set(), 7: set()}
     seen: set[str] = set()
@@ -42,7 +43,7 @@ def x_boxes_by_move() -> tuple[dict[int, set[str]], int]:
     def visit(board: list[str]) -> None:
         if winner(board) or " " not in board:
             return
-        key = name(board)[0]
+        key = name(board)[0] if symmetry else "".join(board)
         if key in seen:
             return
         seen.add(key)
