@@ -113,3 +113,16 @@ export function resignedCard(data) {
   return el("li", { class: "card card-resigned", "aria-label": "MENACE's box for this position is empty: it resigns" },
     miniBoard(data.board), el("span", { class: "card-caption" }, "Empty box: MENACE resigns"));
 }
+
+/** Show `board` (9 one-letter strings) on 9 square buttons, ringing square `ringed` (the last move). */
+export function drawSquares(squares, board, ringed = null) {
+  squares.forEach((button, square) => {
+    const mark = board[square] === " " ? "" : board[square];
+    button.textContent = mark;
+    button.dataset.mark = mark;
+    button.classList.toggle("mark-x", mark === "X");
+    button.classList.toggle("mark-o", mark === "O");
+    button.classList.toggle("last-move", square === ringed);
+    button.setAttribute("aria-label", `${SQUARE_NAMES[square]}, ${mark || "empty"}`);
+  });
+}

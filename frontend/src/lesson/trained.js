@@ -5,7 +5,7 @@
 // Nothing is learned, so every game starts from the same boxes; game n draws with seed n.
 
 import { postJSON } from "./api.js";
-import { SQUARE_NAMES } from "./board.js";
+import { SQUARE_NAMES, drawSquares } from "./board.js";
 import { arrowKey } from "./keys.js";
 
 const RESULT_WORDS = {
@@ -73,15 +73,7 @@ export class TrainedBoard {
   }
 
   draw(board, ringed) {
-    this.squares.forEach((button, square) => {
-      const mark = board[square] === " " ? "" : board[square];
-      button.textContent = mark;
-      button.dataset.mark = mark;
-      button.classList.toggle("mark-x", mark === "X");
-      button.classList.toggle("mark-o", mark === "O");
-      button.classList.toggle("last-move", square === ringed);
-      button.setAttribute("aria-label", `${SQUARE_NAMES[square]}, ${mark || "empty"}`);
-    });
+    drawSquares(this.squares, board, ringed);
   }
 
   enable(yourTurn) {

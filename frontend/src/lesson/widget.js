@@ -5,7 +5,7 @@
 // chart's data and the tallies. The rules of the game live on the server, once.
 
 import { el, postJSON } from "./api.js";
-import { SQUARE_NAMES, card, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
+import { SQUARE_NAMES, card, drawSquares, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
 import { drawChart } from "./chart.js";
 import { showBoxes } from "./boxes.js";
 import { arrowKey } from "./keys.js";
@@ -305,15 +305,7 @@ export class Widget {
   // -- showing a game --------------------------------------------------------
 
   drawBoard(board, ringed = null) {
-    this.squares.forEach((button, square) => {
-      const mark = board[square] === " " ? "" : board[square];
-      button.textContent = mark;
-      button.dataset.mark = mark;
-      button.classList.toggle("mark-x", mark === "X");
-      button.classList.toggle("mark-o", mark === "O");
-      button.classList.toggle("last-move", square === ringed);
-      button.setAttribute("aria-label", `${SQUARE_NAMES[square]}, ${mark ? mark : "empty"}`);
-    });
+    drawSquares(this.squares, board, ringed);
   }
 
   updateSquares() {
