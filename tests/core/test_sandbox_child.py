@@ -222,16 +222,18 @@ def f(x):
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_restart_that_does_not_load_again_is_charged_counted_and_ends_the_calls(kind, tmp_path):
     # Loads at once the first time, then hangs on every reload: it tells them apart by
-    # the age of its file (the grader wrote it just before the first load).
+    # the age of its file (the grader wrote it just before the first load). The first call
+    # sleeps 4 s of wall clock before it crashes, so a reload comes at least 4 s after the
+    # file was written, and the first load may take up to 3.5 s on a busy machine.
     source = """
 import os, time
-if time.time() - os.stat(__file__).st_mtime > 0.4:
+if time.time() - os.stat(__file__).st_mtime > 3.5:
     time.sleep(60)
 def f():
-    time.sleep(0.5)
+    time.sleep(4)
     os._exit(3)
 """
-    limits = Limits(call_seconds=1.0, import_seconds=1.0, budget_seconds=10)
+    limits = Limits(call_seconds=6.0, import_seconds=1.0, budget_seconds=20)
     with Child(source, kind, limits) as worker:
         assert worker.load().status == "ready"
         first, second, third = (worker.call("f", []) for _ in range(3))
