@@ -43,10 +43,15 @@ def _code_html(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
 
 
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Keep compiled templates between runs (compiling them is a third of a check's rendering)."""
+def _bytecode_cache(format: Format) -> jinja2.BytecodeCache | None:
+    """Keep compiled templates between runs (compiling them is a third of a check's rendering).
+
+    One cache per format: jinja2 keys compiled code by the template's name and source only,
+    but autoescaping (on for html) is compiled into it, so a hint compiled for an html report
+    and loaded for a text one would show ``Michie&#39;s`` in the terminal.
+    """
     folder = trusted_folder("templates")  # compiled code is loaded from here: only from our own folder
-    return None if folder is None else jinja2.FileSystemBytecodeCache(str(folder))
+    return None if folder is None else jinja2.FileSystemBytecodeCache(str(folder), f"__jinja2_{format}_%s.cache")
 
 
 def problem_words(language: str, problem: Problem | str, fn: str) -> str:
@@ -81,7 +86,7 @@ def environment(templates: Path, format: Format, language: str = language_.ENGLI
     env = jinja2.Environment(
         extensions=["jinja2.ext.i18n"],
         loader=jinja2.FileSystemLoader(str(templates)),
-        bytecode_cache=_bytecode_cache(),
+        bytecode_cache=_bytecode_cache(format),
         autoescape=format == "html",
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

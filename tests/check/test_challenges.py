@@ -143,3 +143,23 @@ def test_text_feedback_for_a_typical_wrong_answer_matches_its_golden(name):
         golden.write_text(text, encoding="utf-8")
     assert golden.is_file(), f"no golden yet: run with MENACE_UPDATE_GOLDENS=1 to write {golden}"
     assert text == golden.read_text(encoding="utf-8")
+
+
+def test_text_feedback_after_html_feedback_from_the_same_template_cache_is_not_html_escaped(
+    tmp_path, monkeypatch
+):
+    # The compiled templates are kept between runs; autoescaping (html) is compiled into
+    # them, so an html report compiled first must not make the terminal's text report show
+    # "Michie&#39;s" (seen in the whole suite, where an html check ran before this golden).
+    from menace_course import feedback
+
+    monkeypatch.setenv("MENACE_CACHE_DIR", str(tmp_path / "cache"))
+    slug, path = GOLDENS["after_game_no_floor"]
+    feedback.environment.cache_clear()
+    try:
+        assert menace_check(path, slug, "html")[0] == 1
+        feedback.environment.cache_clear()  # a new process: templates come from the cache
+        code, text = menace_check(path, slug, "text")
+    finally:
+        feedback.environment.cache_clear()
+    assert code == 1 and "Michie's rules for one box" in text and "&#39;" not in text

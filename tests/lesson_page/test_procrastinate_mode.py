@@ -77,7 +77,7 @@ def test_with_check_workers_a_student_still_runs_one_program_at_a_time(queued_se
     from menace_course.service.lesson import views
 
     for _ in range(200):  # until the first program holds its slot (bounded: about 10 s at most)
-        if views._running:
+        if views.RUNNER.running():
             break
         threading.Event().wait(0.05)
     other, other_csrf = lesson_client(queued_service)  # another tab, from the same address

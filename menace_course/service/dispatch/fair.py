@@ -140,3 +140,8 @@ class FairSlots:
         """Owners waiting now."""
         with self._changed:
             return len(self._line)
+
+    def running(self) -> int:
+        """Owners holding a slot now."""
+        with self._changed:
+            return len(self._running)
