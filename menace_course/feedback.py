@@ -51,7 +51,9 @@ def _bytecode_cache(format: Format) -> jinja2.BytecodeCache | None:
     and loaded for a text one would show ``Michie&#39;s`` in the terminal.
     """
     folder = trusted_folder("templates")  # compiled code is loaded from here: only from our own folder
-    return None if folder is None else jinja2.FileSystemBytecodeCache(str(folder), f"__jinja2_{format}_%s.cache")
+    if folder is None:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder), f"__jinja2_{format}_%s.cache")
 
 
 def problem_words(language: str, problem: Problem | str, fn: str) -> str:
