@@ -126,6 +126,9 @@ def test_20_simultaneous_checks_of_one_student_get_at_most_the_3_they_may_have_w
             request(f"{service.url}{a['url']}", token=token)[1]["status"] == "done" for a in accepted
         )
         assert len(accepted) <= 3 + finished
-        assert refused and all(answer["error"] == "too_many_waiting" for answer in refused)
+        # Refused for the limit, or, once one refusal told this student to wait, for sending
+        # again before its Retry-After (the service remembers it: too_soon).
+        errors = [answer["error"] for answer in refused]
+        assert "too_many_waiting" in errors and set(errors) <= {"too_many_waiting", "too_soon"}, errors
     finally:
         service.stop()
