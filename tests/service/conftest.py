@@ -17,7 +17,7 @@ import pytest
 
 from tests.lesson_page.conftest import driver  # noqa: F401  (headless Chromium, as the lesson's tests have it)
 from tests.lesson_page.conftest import pytest_runtest_setup as browser_setup
-from tests.service.support import make_app, postgres_database, stop_app
+from tests.service.support import LiveService, make_app, postgres_database, stop_app
 from tests.support import REPO
 
 
@@ -79,3 +79,13 @@ def artifacts() -> Path:
     folder = Path(os.environ.get("MENACE_ARTIFACTS") or REPO / "tests" / "artifacts") / "service"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def live(tmp_path: Path, db_url: str) -> Iterator[LiveService]:
+    """A real ``menace serve`` process on 127.0.0.1, on the test's database, stopped afterwards."""
+    service = LiveService(tmp_path, db_url).start()
+    try:
+        yield service
+    finally:
+        service.stop()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,15 +30,6 @@ def test_a_pages_url_is_cut_to_the_services_address(typed: str, address: str) ->
 def test_an_address_that_is_not_a_web_address_is_one_sentence(typed: str) -> None:
     with pytest.raises(ServiceError, match="is not a web address"):
         service_address(typed)
-
-
-@pytest.fixture
-def live(tmp_path: Path, db_url: str) -> Iterator[LiveService]:
-    service = LiveService(tmp_path, db_url).start()
-    try:
-        yield service
-    finally:
-        service.stop()
 
 
 def test_the_challenge_pages_url_and_the_lesson_pages_url_check_on_the_service(

@@ -4,8 +4,6 @@ holder or an instructor only."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,15 +20,6 @@ def _value(text: str, name: str, **labels: str) -> float:
         if found and all(f'{k}="{v}"' in (found.group(1) or "") for k, v in labels.items()):
             return float(found.group(2))
     return 0.0
-
-
-@pytest.fixture
-def live(tmp_path: Path, db_url: str) -> Iterator[LiveService]:
-    service = LiveService(tmp_path, db_url).start()
-    try:
-        yield service
-    finally:
-        service.stop()
 
 
 def test_a_check_moves_the_counters_the_operator_scrapes(live: LiveService, db_url: str) -> None:

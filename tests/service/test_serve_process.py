@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,6 @@ import pytest
 from tests.service.support import BUGGY, CORRECT, METRICS_TOKEN, LiveService, menace, request
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def live(tmp_path: Path, db_url: str) -> Iterator[LiveService]:
-    service = LiveService(tmp_path, db_url).start()
-    try:
-        yield service
-    finally:
-        service.stop()
 
 
 def _token(db_url: str, name: str = "alice") -> str:
