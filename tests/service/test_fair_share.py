@@ -42,6 +42,39 @@ def test_a_late_student_is_served_before_a_flooding_students_second_check() -> N
     assert [line.get() for _ in range(3)] == [job("user:bob", 1), job("user:alice", 2), job("user:alice", 3)]
 
 
+def test_with_two_graders_a_signed_in_student_starts_while_the_anonymous_lane_is_full() -> None:
+    line = FairQueue(graders=2)
+    for number in range(1, 4):
+        line.put(job(ANONYMOUS_LANE, number))
+    assert line.get() == job(ANONYMOUS_LANE, 1)  # one grader runs an anonymous check
+    second: list[CheckJob | None] = []
+    grader = threading.Thread(target=lambda: second.append(line.get()))
+    grader.start()  # the other grader is kept: it does not take anonymous-2
+    line.put(job("user:bob", 1))
+    grader.join()
+    assert second == [job("user:bob", 1)]  # bob runs now, anonymous-1 still running
+
+
+def test_anonymous_checks_still_run_when_the_reserved_grader_would_be_idle_otherwise() -> None:
+    line = FairQueue(graders=2)
+    for number in range(1, 4):
+        line.put(job(ANONYMOUS_LANE, number))
+    first = line.get()
+    assert first == job(ANONYMOUS_LANE, 1)
+    line.done(first)  # it ended: the anonymous share is free again, with no student waiting
+    assert line.get() == job(ANONYMOUS_LANE, 2)
+
+
+def test_a_single_grader_still_serves_anonymous_checks_one_after_another() -> None:
+    line = FairQueue(graders=1)
+    for number in range(1, 3):
+        line.put(job(ANONYMOUS_LANE, number))
+    for number in range(1, 3):
+        running = line.get()
+        assert running == job(ANONYMOUS_LANE, number)
+        line.done(running)
+
+
 def test_students_take_turns_and_each_lane_stays_first_in_first_out() -> None:
     line = FairQueue()
     for number in range(1, 4):

@@ -12,6 +12,11 @@ So however many checks one student keeps waiting (``--per-student`` of them), an
 student's check waits for at most one check of each other lane: with one flooding student
 and one grader, for the check running now and nothing else.
 
+With two or more graders, anonymous visitors together never hold the last free one: it is
+kept for signed-in students (:attr:`FairQueue.reserve`), so a student checking while 50
+addresses flood waits for no anonymous check to end. Anonymous checks still run whenever
+the other graders are free, and a single grader serves them as before (no reserve).
+
 The queue only orders; admission (how many a lane may hold) is decided before a job gets
 here (:func:`~menace_course.service.db.attempts.admit_attempt`).
 """
@@ -22,18 +27,31 @@ import collections
 import itertools
 import threading
 
-from menace_course.service.dispatch.base import CheckJob
+from menace_course.service.dispatch.base import ANONYMOUS_LANE, CheckJob
 
 #: Lanes whose last turn is remembered; past it the longest-unserved are forgotten (they
 #: would come first anyway, as lanes never served do).
 REMEMBERED_LANES = 10_000
 
 
-class FairQueue:
-    """Per-lane queues, served in turns (see the module's docstring); safe across threads."""
+def anonymous_share(graders: int) -> int:
+    """How many graders anonymous checks may hold at once: all but one kept for signed-in
+    students when there are two or more, the only one otherwise (so it still serves them)."""
+    return graders - 1 if graders >= 2 else max(1, graders)
 
-    def __init__(self) -> None:
-        """An empty line."""
+
+class FairQueue:
+    """Per-lane queues, served in turns (see the module's docstring); safe across threads.
+
+    With ``graders`` given, at most :func:`anonymous_share` of them run anonymous checks at
+    once: a :meth:`get` that returned an anonymous check must be followed by :meth:`done`
+    for it when it ends. Without (``None``), no lane is held back.
+    """
+
+    def __init__(self, graders: int | None = None) -> None:
+        """An empty line for ``graders`` graders (``None``: no reserve)."""
+        self.anonymous_limit = None if graders is None else anonymous_share(graders)
+        self._anonymous_running = 0
         self._ready = threading.Condition()
         self._lanes: dict[str, collections.deque[tuple[int, CheckJob]]] = {}
         self._served: dict[str, int] = {}  #: lane -> the turn it was last served at
@@ -50,11 +68,15 @@ class FairQueue:
     def get(self) -> CheckJob | None:
         """The next check to run (waiting for one), or None once :meth:`close` was called."""
         with self._ready:
-            while not self._lanes and not self._closed:
+            while not self._closed and not self._eligible():
                 self._ready.wait()
             if self._closed:
                 return None
-            lane = min(self._lanes, key=lambda name: (self._served.get(name, 0), self._lanes[name][0][0]))
+            lane = min(
+                self._eligible(), key=lambda name: (self._served.get(name, 0), self._lanes[name][0][0])
+            )
+            if lane == ANONYMOUS_LANE:
+                self._anonymous_running += 1
             waiting = self._lanes[lane]
             _, job = waiting.popleft()
             if not waiting:
@@ -64,6 +86,19 @@ class FairQueue:
             if len(self._served) > REMEMBERED_LANES:
                 del self._served[next(iter(self._served))]
             return job
+
+    def done(self, job: CheckJob) -> None:
+        """A check :meth:`get` returned has ended (run or not): an anonymous one frees its share."""
+        if job.lane != ANONYMOUS_LANE:
+            return
+        with self._ready:
+            self._anonymous_running = max(0, self._anonymous_running - 1)
+            self._ready.notify()
+
+    def _eligible(self) -> list[str]:
+        """The lanes a free grader may serve now: the anonymous one only below its share."""
+        held = self.anonymous_limit is not None and self._anonymous_running >= self.anonymous_limit
+        return [lane for lane in self._lanes if not (held and lane == ANONYMOUS_LANE)]
 
     def close(self) -> None:
         """Wake every waiting :meth:`get`; from now on it returns None."""

@@ -13,7 +13,9 @@ attempt gets a grader error, never the student's fault). The queue is bounded at
 admission (:meth:`LocalPool.accepting`): accepted attempts always find a place, and
 recovery after a crash bypasses the bound.
 The queue is a :class:`~.fair.FairQueue`: a free slot takes the oldest check of the
-student served least recently, so one student's flood never holds the graders for long.
+student served least recently, so one student's flood never holds the graders for long,
+and with two or more graders anonymous checks never hold the last one (it is kept for
+signed-in students; :func:`~.fair.anonymous_share`).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class LocalPool:
         self.sandbox: SandboxKind = sandbox
         self.check_seconds = check_seconds
         self.max_queue = max_queue
-        self._jobs = FairQueue()
+        self._jobs = FairQueue(graders=workers)
         self._lock = threading.Lock()
         self._pending = 0  #: accepted (or reserved) and not yet finished
         self._events: dict[str, threading.Event] = {}
@@ -163,6 +165,7 @@ class LocalPool:
             except Exception:  # never lose a slot: log, and the attempt stays unfinished in the DB
                 log.exception("slot %d could not finish attempt %s", index, job.attempt_id)
             finally:
+                self._jobs.done(job)
                 with self._lock:
                     self._pending -= 1
                     event = self._events.pop(job.attempt_id, None)
