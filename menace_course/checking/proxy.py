@@ -12,11 +12,13 @@ made again on the same objects (:meth:`SubmissionProxy.call_again`).
 from __future__ import annotations
 
 import contextvars
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 from menace_course.checking.compare import clone
 from menace_course.checking.failures import CallProblem
+from menace_course.checking.lookahead import repeat_follows
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import CallOutcome, FunctionInfo
 
@@ -54,12 +56,13 @@ class SubmissionProxy:
             raise AttributeError(name)
 
         def call(*args: Any) -> Any:
-            return self._call(name, args)
+            # the test's frame: is it certain to call expect_unchanged() next? (lookahead.py)
+            return self._call(name, args, sys._getframe(1))
 
         call.__name__ = name
         return call
 
-    def _call(self, function: str, args: tuple[Any, ...]) -> Any:
+    def _call(self, function: str, args: tuple[Any, ...], caller: Any = None) -> Any:
         record = CallRecord(function, clone(args))
         self.last_call = record
         self.calls.append(record)
@@ -68,7 +71,15 @@ class SubmissionProxy:
             raise CallProblem("missing", CallOutcome("missing"), function)
         if len(args) < info.min or (info.max is not None and len(args) > info.max):
             raise SignatureProblem("signature", CallOutcome("raised"), function)
-        outcome = self._worker.call(function, list(args))
+        # The repeat goes with the call only when expect_unchanged will certainly make it:
+        # it is next in the test, on this proxy, and an argument could change.
+        then_again = (
+            caller is not None
+            and _current.get(None) is self
+            and any(may_change(arg) for arg in record.args)
+            and repeat_follows(caller, function)
+        )
+        outcome = self._worker.call(function, list(args), then_again=then_again)
         record.outcome = outcome
         if outcome.status != "returned":
             problem = CallProblem(outcome.status, outcome, function)
