@@ -51,6 +51,7 @@ from menace_course.sandbox.outcomes import (
     Confinement,
     ForgedMessage,
     LoadOutcome,
+    MachineStarved,
     ProtocolError,
     SandboxFailure,
     Tampering,
@@ -206,7 +207,9 @@ class Child:
         earlier: for a reply the child began working on before this wait (a repeat sent ahead).
 
         Raises:
-            TimeoutError, ChannelClosed, ReplyTooLarge
+            TimeoutError: the child had its ``seconds`` (or the hard deadline came).
+            MachineStarved: the ceiling came first: the child never had its ``seconds``.
+            ChannelClosed, ReplyTooLarge
         """
         assert self._channel is not None
         delay = self._run_delay()
@@ -231,8 +234,15 @@ class Child:
             except TimeoutError:
                 now = time.monotonic()
                 starved = (delay.seconds() - starved_before) if delay else starved
-                if now >= ceiling or now >= started + seconds + starved:
-                    raise
+                if now >= started + seconds + starved:
+                    raise  # the child had all its time: the student's timeout
+                if now >= ceiling:
+                    if self.deadline is not None and ceiling >= self.deadline:
+                        raise  # the whole submission's wall-clock end
+                    raise MachineStarved(
+                        f"the machine gave the sandbox {now - started - starved:.2f} s of the"
+                        f" {seconds:.2f} s it was due in {now - started:.2f} s: too busy to check"
+                    ) from None
 
     def _run_delay(self) -> RunDelay | None:
         if self._delay is None and self._process is not None and self._process.poll() is None:
@@ -314,15 +324,23 @@ class Child:
         """Wait for the ready message, charging the wait to the budget."""
         started = time.monotonic()
         try:
-            return self._read_ready(min(seconds, max(self.remaining(), 0.001)))
-        finally:
+            outcome = self._read_ready(min(seconds, max(self.remaining(), 0.001)))
+        except MachineStarved:
+            raise  # not charged: the machine's fault
+        except BaseException:
             self.spent += time.monotonic() - started
+            raise
+        self.spent += time.monotonic() - started
+        return outcome
 
     def _read_ready(self, seconds: float) -> LoadOutcome:
         try:
             hello, self._pending_hello = self._pending_hello, b""
             line = self._wait_line(seconds, send=hello)
             outcome = read_ready(wire.loads(line), self._load_nonce)
+        except MachineStarved:
+            self._kill()
+            raise
         except TimeoutError:
             self._kill()
             return LoadOutcome("timeout")
@@ -428,6 +446,9 @@ class Child:
         then), and a hang, crash or oversized reply in either is that call's, as when
         they are sent one by one. Only when nothing the grader does between the two can
         decide against the repeat (:mod:`~menace_course.checking.lookahead`).
+
+        Raises:
+            MachineStarved: the machine never gave the child its time (nothing charged).
         """
         self._drop_unused_repeat()
         if self.remaining() <= 0:
@@ -533,6 +554,9 @@ class Child:
             outcome = read_reply(wire.loads(line), call_id, nonce)
             if outcome.status == "returned" and len(outcome.args_after) != len(args):
                 raise ProtocolError("args_after does not match the arguments sent")
+        except MachineStarved:
+            self._kill()  # nothing counted against the function, nothing charged (call() adds no time)
+            raise
         except TimeoutError:
             self._kill()
             self.dead_functions.add(function)

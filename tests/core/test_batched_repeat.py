@@ -246,3 +246,61 @@ def test_only_a_call_followed_by_expect_unchanged_is_sent_with_its_repeat():
     assert worker.requests == 3 + 1
     assert worker.unused_repeats == 0
     assert json.dumps(got) == "[1]"
+
+
+# -- a child the machine starves is the grader's problem, never the student's timeout ------------
+
+
+class AlwaysWaiting:
+    """A run delay as of a child that never got a CPU: all of its wait was spent waiting."""
+
+    def __init__(self):
+        import time
+
+        self.since = time.monotonic()
+
+    def seconds(self):
+        import time
+
+        return time.monotonic() - self.since
+
+    def close(self):
+        pass
+
+
+def test_a_call_the_machine_starved_is_the_graders_failure_and_not_charged(monkeypatch):
+    from menace_course.sandbox.outcomes import MachineStarved
+
+    limits = Limits(call_seconds=0.2, import_seconds=2, budget_seconds=10)
+    with started("process", limits) as worker:
+        spent_before = worker.spent
+        waiting = AlwaysWaiting()
+        monkeypatch.setattr(Child, "_run_delay", lambda self: waiting)
+        with pytest.raises(MachineStarved, match="too busy"):
+            worker.call("hangs_second_time", [[1]], then_again=True)
+            worker.call_again()  # the first call returns (read in time); the repeat spins
+        monkeypatch.undo()
+        assert worker.dead_functions == set()  # not the function's timeout
+        assert worker.spent - spent_before < limits.call_seconds  # the starved wait is not charged
+        assert worker.call("appends", [[]]).result == [0]  # a fresh child goes on
+
+
+def test_a_test_whose_call_was_starved_is_a_grader_error(monkeypatch):
+    from menace_course.checking.runner import run_case
+    from menace_course.checking.suite import Case
+    from menace_course.models import Outcome, TestKind
+
+    def spins(submission):
+        submission.hangs_second_time([1])
+        submission.hangs_second_time([1])
+
+    case = Case(
+        name="t", title="t", kind=TestKind.PROPERTY, is_visible=False, hint=None, points=1.0, run=spins
+    )
+    limits = Limits(call_seconds=0.2, import_seconds=2, budget_seconds=10)
+    with started("process", limits) as worker:
+        proxy = SubmissionProxy(worker, worker.load().functions)
+        waiting = AlwaysWaiting()
+        monkeypatch.setattr(Child, "_run_delay", lambda self: waiting)
+        result = run_case(case, proxy)
+    assert result.outcome is Outcome.GRADER_ERROR and result.points == 0.0
