@@ -56,13 +56,12 @@ class SubmissionProxy:
             raise AttributeError(name)
 
         def call(*args: Any) -> Any:
-            # the test's frame: is it certain to call expect_unchanged() next? (lookahead.py)
-            return self._call(name, args, sys._getframe(1))
+            return self._call(name, args)
 
         call.__name__ = name
         return call
 
-    def _call(self, function: str, args: tuple[Any, ...], caller: Any = None) -> Any:
+    def _call(self, function: str, args: tuple[Any, ...]) -> Any:
         record = CallRecord(function, clone(args))
         self.last_call = record
         self.calls.append(record)
@@ -72,12 +71,13 @@ class SubmissionProxy:
         if len(args) < info.min or (info.max is not None and len(args) > info.max):
             raise SignatureProblem("signature", CallOutcome("raised"), function)
         # The repeat goes with the call only when expect_unchanged will certainly make it:
-        # it is next in the test, on this proxy, and an argument could change.
+        # it is next in the test, on this proxy, and an argument could change. The test's
+        # frame is two up (this, then ``call``); called any other way, the frame there is
+        # not a test's and the call goes alone.
         then_again = (
-            caller is not None
-            and _current.get(None) is self
+            _current.get(None) is self
             and any(may_change(arg) for arg in record.args)
-            and repeat_follows(caller, function)
+            and repeat_follows(sys._getframe(2), function)
         )
         outcome = self._worker.call(function, list(args), then_again=then_again)
         record.outcome = outcome
