@@ -304,3 +304,43 @@ def test_a_test_whose_call_was_starved_is_a_grader_error(monkeypatch):
         monkeypatch.setattr(Child, "_run_delay", lambda self: waiting)
         result = run_case(case, proxy)
     assert result.outcome is Outcome.GRADER_ERROR and result.points == 0.0
+
+
+def test_the_lookahead_sends_ahead_only_the_forms_that_certainly_repeat():
+    import sys
+
+    from menace_course.checking import lookahead
+
+    seen = []
+
+    class Recorder:
+        def __getattr__(self, name):
+            def call(*args):
+                seen.append(lookahead.repeat_follows(sys._getframe(1), name))
+                return 1
+
+            return call
+
+    def body(submission, beads, square):
+        got = submission.after_game(beads, square, "win")
+        expect_unchanged()  # certain
+        submission.after_game(beads, 6)
+        expect_unchanged(hint="floor_at_zero")  # certain
+        got = submission.after_game(len(beads))  # an argument that runs code
+        expect_unchanged()
+        got = list(map(submission.after_game, beads))  # not a call of submission.<function>
+        expect_unchanged()
+        got = submission.after_game(beads)
+        print(got)  # something between
+        expect_unchanged()
+        got = submission.after_game(beads, 6)
+        expect_unchanged(hnt="x")  # a TypeError before any repeat
+
+    token = SubmissionProxy(None, {}).activate()  # expect_unchanged finds no last call: a no-op
+    try:
+        body(Recorder(), [1], 2)
+    except TypeError:
+        pass  # expect_unchanged(hnt=...) stops the body, as it would a test
+    finally:
+        SubmissionProxy.deactivate(token)
+    assert seen == [True, True, False, False, False, False]
