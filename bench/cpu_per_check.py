@@ -9,7 +9,8 @@ this process, so ``RUSAGE_CHILDREN`` alone misses it). Without a cgroup it falls
 
     python3 bench/cpu_per_check.py [--checks 20] [--sandbox bwrap] [--challenge SLUG ...]
 
-Printed per challenge: calls per check (requests that crossed the sandbox's pipe), wall
+Printed per challenge: calls per check (calls answered by the sandbox), round trips per
+check (requests that crossed its pipe: fewer than calls where a repeat went with its call), wall
 time per check (and as a multiple of a bare Python start, measured in the same run), and
 CPU per check: the grader's own process, the rest (bubblewrap and the
 sandbox), and the total. The goal of issue 26 for after_game is a total of at most 25 ms.
@@ -85,14 +86,20 @@ def worker(slug: str, checks: int, sandbox: str, group: str) -> None:
     suite = load_suite(find_course(REPO), slug)
     answer = REPO / "reference" / f"{slug}.py"
     check_submission(answer, suite, sandbox)  # type: ignore[arg-type]  # examples and caches made
-    calls = [0]
-    real = Child._call
+    calls, trips = [0], [0]
+    real, real_close = Child._call, Child.close
 
     def counted(self: Child, *args: object, **kwargs: object) -> object:
         calls[0] += 1
         return real(self, *args, **kwargs)  # type: ignore[arg-type]
 
+    def closed(self: Child) -> None:
+        trips[0] += getattr(self, "requests", 0)  # a tree before round trips were counted has none
+        self.requests = 0
+        real_close(self)
+
     Child._call = counted  # type: ignore[assignment,method-assign]
+    Child.close = closed  # type: ignore[method-assign]
 
     def total() -> float:
         if group:
@@ -117,6 +124,7 @@ def worker(slug: str, checks: int, sandbox: str, group: str) -> None:
         json.dumps(
             {
                 "calls": calls[0] / checks,
+                "trips": trips[0] / checks,
                 "wall_ms": wall * per,
                 "grader_ms": spent_own * per,
                 "rest_ms": (spent_total - spent_own) * per,
@@ -152,11 +160,13 @@ def report(checks: int, sandbox: str, slugs: list[str]) -> dict[str, dict[str, f
     how = "a cpuacct cgroup (every process)" if counted else "getrusage (the sandbox's Python NOT counted)"
     print(f"CPU per check, {checks} checks of each reference answer, {sandbox}, counted by {how}:")
     print(f"  a bare Python start (python -c pass): median {bare:.1f} ms; x bare: a check's wall / that")
-    heads = f"{'calls':>6} {'wall ms':>8} {'x bare':>7} {'grader ms':>10} {'sandbox ms':>11} {'total ms':>9}"
+    heads = f"{'calls':>6} {'trips':>6} {'wall ms':>8} {'x bare':>7}"
+    heads += f" {'grader ms':>10} {'sandbox ms':>11} {'total ms':>9}"
     print(f"  {'challenge':<12} {heads}")
     for slug, r in results.items():
         print(
-            f"  {slug:<12} {r['calls']:6.0f} {r['wall_ms']:8.1f} {r['wall_ms'] / bare:7.1f}"
+            f"  {slug:<12} {r['calls']:6.0f} {r['trips'] or r['calls']:6.0f}"
+            f" {r['wall_ms']:8.1f} {r['wall_ms'] / bare:7.1f}"
             f" {r['grader_ms']:10.1f} {r['rest_ms']:11.1f} {r['total_ms']:9.1f}"
         )
     if "after_game" in results:

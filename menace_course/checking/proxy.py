@@ -12,11 +12,13 @@ made again on the same objects (:meth:`SubmissionProxy.call_again`).
 from __future__ import annotations
 
 import contextvars
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 from menace_course.checking.compare import clone
 from menace_course.checking.failures import CallProblem
+from menace_course.checking.lookahead import repeat_follows
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import CallOutcome, FunctionInfo
 
@@ -68,7 +70,16 @@ class SubmissionProxy:
             raise CallProblem("missing", CallOutcome("missing"), function)
         if len(args) < info.min or (info.max is not None and len(args) > info.max):
             raise SignatureProblem("signature", CallOutcome("raised"), function)
-        outcome = self._worker.call(function, list(args))
+        # The repeat goes with the call only when expect_unchanged will certainly make it:
+        # it is next in the test, on this proxy, and an argument could change. The test's
+        # frame is two up (this, then ``call``); called any other way, the frame there is
+        # not a test's and the call goes alone.
+        then_again = (
+            _current.get(None) is self
+            and any(may_change(arg) for arg in record.args)
+            and repeat_follows(sys._getframe(2), function)
+        )
+        outcome = self._worker.call(function, list(args), then_again=then_again)
         record.outcome = outcome
         if outcome.status != "returned":
             problem = CallProblem(outcome.status, outcome, function)

@@ -51,6 +51,7 @@ from menace_course.sandbox.outcomes import (
     Confinement,
     ForgedMessage,
     LoadOutcome,
+    MachineStarved,
     ProtocolError,
     SandboxFailure,
     Tampering,
@@ -166,6 +167,13 @@ class Child:
         #: (id, function, how many arguments) of the last call, when it returned: what
         #: :meth:`call_again` may ask the child to call again
         self._last_returned: tuple[int, str, int] | None = None
+        #: the "again" call sent with the last call (``call(..., then_again=True)``), when
+        #: that call returned: its id, nonce, and when (and how starved) its wait began
+        self._ahead: tuple[int, str, float, float] | None = None
+        #: repeats sent ahead that no :meth:`call_again` took: always 0 unless the grader
+        #: mispredicted (each cost the child: it was killed, and restarted for the next call)
+        self.unused_repeats = 0
+        self.requests = 0  #: call requests written to the child (round trips; a repeat sent ahead is none)
         self._load_nonce = ""
         self._pending_hello = b""
         self._load: LoadOutcome | None = None
@@ -188,19 +196,28 @@ class Child:
             left = min(left, self.deadline - time.monotonic())
         return max(0.0, left)
 
-    def _wait_line(self, seconds: float, send: bytes = b"") -> bytes:
+    def _wait_line(
+        self, seconds: float, send: bytes = b"", since: tuple[float, float] | None = None
+    ) -> bytes:
         """Send ``send``, then read one line, within ``seconds`` of the child's own time.
 
         The wait is extended by the time the child spent waiting for a CPU, up to
         :data:`STARVATION_FACTOR` times ``seconds`` and never past :attr:`deadline`.
+        ``since`` (a monotonic time and the child's starved seconds then) starts the wait
+        earlier: for a reply the child began working on before this wait (a repeat sent ahead).
 
         Raises:
-            TimeoutError, ChannelClosed, ReplyTooLarge
+            TimeoutError: the child had its ``seconds`` (or the hard deadline came).
+            MachineStarved: the ceiling came first: the child never had its ``seconds``.
+            ChannelClosed, ReplyTooLarge
         """
         assert self._channel is not None
-        started = time.monotonic()
         delay = self._run_delay()
-        starved_before = delay.seconds() if delay else 0.0
+        if since is None:
+            started = time.monotonic()
+            starved_before = delay.seconds() if delay else 0.0
+        else:
+            started, starved_before = since
         ceiling = started + seconds * STARVATION_FACTOR
         if self.deadline is not None:
             ceiling = min(ceiling, self.deadline)
@@ -217,8 +234,15 @@ class Child:
             except TimeoutError:
                 now = time.monotonic()
                 starved = (delay.seconds() - starved_before) if delay else starved
-                if now >= ceiling or now >= started + seconds + starved:
-                    raise
+                if now >= started + seconds + starved:
+                    raise  # the child had all its time: the student's timeout
+                if now >= ceiling:
+                    if self.deadline is not None and ceiling >= self.deadline:
+                        raise  # the whole submission's wall-clock end
+                    raise MachineStarved(
+                        f"the machine gave the sandbox {now - started - starved:.2f} s of the"
+                        f" {seconds:.2f} s it was due in {now - started:.2f} s: too busy to check"
+                    ) from None
 
     def _run_delay(self) -> RunDelay | None:
         if self._delay is None and self._process is not None and self._process.poll() is None:
@@ -300,15 +324,23 @@ class Child:
         """Wait for the ready message, charging the wait to the budget."""
         started = time.monotonic()
         try:
-            return self._read_ready(min(seconds, max(self.remaining(), 0.001)))
-        finally:
+            outcome = self._read_ready(min(seconds, max(self.remaining(), 0.001)))
+        except MachineStarved:
+            raise  # not charged: the machine's fault
+        except BaseException:
             self.spent += time.monotonic() - started
+            raise
+        self.spent += time.monotonic() - started
+        return outcome
 
     def _read_ready(self, seconds: float) -> LoadOutcome:
         try:
             hello, self._pending_hello = self._pending_hello, b""
             line = self._wait_line(seconds, send=hello)
             outcome = read_ready(wire.loads(line), self._load_nonce)
+        except MachineStarved:
+            self._kill()
+            raise
         except TimeoutError:
             self._kill()
             return LoadOutcome("timeout")
@@ -382,6 +414,7 @@ class Child:
                 code = self._process.wait()
             self._process = None
         self._last_returned = None  # a new child holds no objects of the old one's
+        self._ahead = None
         self._release_uid()  # only now: the child that had it is gone
         if self._channel is not None:
             self._channel.close()
@@ -403,8 +436,21 @@ class Child:
 
     # -- calls --------------------------------------------------------------------------
 
-    def call(self, function: str, args: list[Any]) -> CallOutcome:
-        """Call ``function(*args)`` in the child, within the per-call and per-submission limits."""
+    def call(self, function: str, args: list[Any], then_again: bool = False) -> CallOutcome:
+        """Call ``function(*args)`` in the child, within the per-call and per-submission limits.
+
+        ``then_again``: the grader will certainly make :meth:`call_again` right after this
+        call if it returns, so the repeat is sent with it, one request for both. The child
+        answers each on its own line; each has its own deadline and is charged only its
+        own time (the repeat's from the moment the first reply came: the child starts it
+        then), and a hang, crash or oversized reply in either is that call's, as when
+        they are sent one by one. Only when nothing the grader does between the two can
+        decide against the repeat (:mod:`~menace_course.checking.lookahead`).
+
+        Raises:
+            MachineStarved: the machine never gave the child its time (nothing charged).
+        """
+        self._drop_unused_repeat()
         if self.remaining() <= 0:
             return CallOutcome("budget")
         if function in self.dead_functions or self._broken:
@@ -418,7 +464,7 @@ class Child:
         outcome = self._restart(function) if self._process is None else None  # charges itself
         if outcome is None:
             calling = time.monotonic()
-            outcome = self._call(function, request_args)
+            outcome = self._call(function, request_args, then_again=then_again)
             self.spent += time.monotonic() - calling
         return CallOutcome(**{**outcome.__dict__, "seconds": time.monotonic() - started})
 
@@ -433,13 +479,29 @@ class Child:
         """
         last = self._last_returned
         if self.remaining() <= 0:
+            self._drop_unused_repeat()
             return CallOutcome("budget")
         if last is None or self._process is None:
             return CallOutcome("dead")
         started = time.monotonic()
+        if self._ahead is not None:  # already asked for: the child began it when its last reply came
+            started = self._ahead[2]
         outcome = self._call(last[1], [None] * last[2], again=last[0])
         self.spent += time.monotonic() - started
         return CallOutcome(**{**outcome.__dict__, "seconds": time.monotonic() - started})
+
+    def _drop_unused_repeat(self) -> None:
+        """A repeat was sent ahead and no :meth:`call_again` took it: end that child.
+
+        Its answer would otherwise be read as the next call's (and refused as a forgery).
+        The child has made one call today's grader would not have; a fresh child is as
+        close as the grader can come, so the next call starts one. The lookahead makes
+        this a grader fault that should never happen: it is counted, never charged as a
+        timeout or crash.
+        """
+        if self._ahead is not None:
+            self.unused_repeats += 1
+            self._kill()
 
     def _restart(self, function: str) -> CallOutcome | None:
         """Start a fresh child after a timeout or crash; None when it loaded again.
@@ -458,22 +520,43 @@ class Child:
         status: CallStatus = "timeout" if load.status == "timeout" else "crashed"
         return CallOutcome(status, exit_code=load.exit_code)
 
-    def _call(self, function: str, args: list[Any], again: int | None = None) -> CallOutcome:
-        """One request; ``again``: call ``again``'s function on its kept objects (``args``: as many)."""
-        self._next_id += 1
-        call_id = self._next_id
-        nonce = secrets.token_hex(16)
+    def _call(
+        self, function: str, args: list[Any], again: int | None = None, then_again: bool = False
+    ) -> CallOutcome:
+        """One request; ``again``: call ``again``'s function on its kept objects (``args``: as many).
+
+        An ``again`` whose request went with the last call (:attr:`_ahead`) sends nothing:
+        it only reads its reply. ``then_again`` sends the repeat with this call.
+        """
+        ahead, self._ahead = self._ahead, None
         self._last_returned = None
-        message: dict[str, Any] = {"id": call_id, "nonce": nonce}
-        message.update({"fn": function, "args": args} if again is None else {"again": again})
-        request = wire.pack(message)
+        since = None
+        if again is not None and ahead is not None:
+            call_id, nonce = ahead[0], ahead[1]
+            request = b""
+            since = (ahead[2], ahead[3])
+        else:
+            self._next_id += 1
+            call_id = self._next_id
+            nonce = secrets.token_hex(16)
+            message: dict[str, Any] = {"id": call_id, "nonce": nonce}
+            message.update({"fn": function, "args": args} if again is None else {"again": again})
+            if then_again:
+                self._next_id += 1
+                then_id, then_nonce = self._next_id, secrets.token_hex(16)
+                message["then"] = {"id": then_id, "nonce": then_nonce}
+            request = wire.pack(message)
+            self.requests += 1
         budget = self.remaining()
         seconds = min(self.limits.call_seconds, budget)
         try:
-            line = self._wait_line(seconds, send=request)
+            line = self._wait_line(seconds, send=request, since=since)
             outcome = read_reply(wire.loads(line), call_id, nonce)
             if outcome.status == "returned" and len(outcome.args_after) != len(args):
                 raise ProtocolError("args_after does not match the arguments sent")
+        except MachineStarved:
+            self._kill()  # nothing counted against the function, nothing charged (call() adds no time)
+            raise
         except TimeoutError:
             self._kill()
             self.dead_functions.add(function)
@@ -488,6 +571,10 @@ class Child:
         self.attempts.extend(outcome.attempts)
         if outcome.status == "returned":
             self._last_returned = (call_id, function, len(args))
+            if then_again:  # the child is making the repeat now: its wait starts here
+                delay = self._run_delay()
+                starved = delay.seconds() if delay else 0.0
+                self._ahead = (then_id, then_nonce, time.monotonic(), starved)
         if outcome.exception is not None and outcome.exception.type_name == "MemoryError":
             self._count_crash(function)  # a memory bomb costs a second a call: stop early
         return outcome

@@ -164,6 +164,16 @@ class SandboxFailure(Exception):
     """
 
 
+class MachineStarved(SandboxFailure):
+    """A wait on the child ran out while the child had not had its limit: the machine's fault.
+
+    A wait is extended by the time the child waited for a CPU, up to a ceiling. Past the
+    ceiling the child may still have had less time than its limit: the machine was too
+    busy to give it, which is never the student's timeout. The check (or the test) is the
+    grader's error, and the wait is not charged to the submission.
+    """
+
+
 class ProtocolError(Exception):
     """The child's message broke the protocol (shape, types, size): treated as a crash."""
 
