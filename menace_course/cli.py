@@ -8,7 +8,6 @@ library that ``menace grade`` needs. This module is the only place that turns a
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.util
 import sys
@@ -94,6 +93,8 @@ class LazyGroup(click.Group):
         name = args[0] if args else ""
         if args and not name.startswith("-") and self.get_command(ctx, name) is None:
             known = _known_commands()
+            import difflib  # only a mistyped command pays for it
+
             close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
             if close:
                 hint = f"Did you mean {' or '.join(repr(c) for c in close)}?"
