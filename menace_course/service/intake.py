@@ -84,7 +84,7 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
     with service.db.reading() as db:  # only to say the student's own limit first, not to enforce it
         waiting = waiting_in(db, where)
     if waiting >= limits.per_lane:
-        raise _refusal(OverLimit("lane", waiting, limits.per_lane))
+        raise _refusal(OverLimit("lane", waiting, limits.per_lane), anonymous=person.user_id is None)
     try:
         with service.dispatcher.accepting() as enqueue:
             with service.db.writing() as db:
@@ -102,7 +102,7 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
     except QueueFull as full:
         raise Refusal(429, "queue_full", str(full), retry_after=full.retry_after) from full
     except OverLimit as over:
-        raise _refusal(over) from over
+        raise _refusal(over, anonymous=person.user_id is None) from over
     return admitted.attempt
 
 
@@ -114,7 +114,19 @@ def lane(person: Who) -> str:
     return "addr:" + hashlib.sha256(address.encode("utf-8", "replace")).hexdigest()[:32]
 
 
-def _refusal(over: OverLimit) -> Refusal:
+def _refusal(over: OverLimit, anonymous: bool) -> Refusal:
+    """The 429 a student reads: whose limit it is, and what to do about it."""
+    if over.which == "lane" and anonymous:
+        # Without a sign-in the limit is the address's, which a whole classroom behind one
+        # router (NAT) shares: the checks waiting may be other people's.
+        return Refusal(
+            429,
+            "too_many_waiting",
+            f"{over.waiting} checks from your network address are waiting already (without a "
+            "sign-in the limit is per address, shared by everyone behind it); wait for them to "
+            "finish, or sign in to have a limit of your own",
+            retry_after=2,
+        )
     if over.which == "lane":
         return Refusal(
             429,

@@ -111,6 +111,22 @@ def test_one_student_may_have_only_so_many_checks_waiting(db_url: str) -> None:
         stop_app(app)
 
 
+def test_an_anonymous_refusal_says_the_limit_is_the_addresss_and_suggests_signing_in(db_url: str) -> None:
+    # A classroom behind one router shares an address: the checks waiting may not be yours.
+    app = make_app(db_url, open=True, per_user_queued=1)
+    try:
+        client = app.test_client()
+        first = client.post("/api/v1/checks", json={"challenge": "after_game", "source": SLOW})
+        assert first.status_code == 202
+        again = client.post("/api/v1/checks", json={"challenge": "after_game", "source": SLOW})
+        assert again.status_code == 429 and again.get_json()["error"] == "too_many_waiting"
+        message = again.get_json()["message"]
+        assert "address" in message and "sign in" in message
+        assert "you have" not in message
+    finally:
+        stop_app(app)
+
+
 def test_the_rate_limit_is_per_student(db_url: str) -> None:
     app = make_app(db_url, rate_limit="2 per minute", per_user_queued=10)
     try:
