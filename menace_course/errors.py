@@ -14,7 +14,6 @@ command ends with, and a message that says what to do. They are caught once, in
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -38,6 +37,8 @@ class UnknownChallenge(UsageError):
     def __init__(self, slug: str, known: Iterable[str]) -> None:
         """Build the message, with a "did you mean" for near misses."""
         known = sorted(known)
+        import difflib  # only when a name needs a suggestion: off every start path
+
         close = difflib.get_close_matches(slug, known, n=3, cutoff=0.5)
         message = f"no challenge named {slug!r}"
         if close:

@@ -11,7 +11,6 @@ of a hidden test, and the student sees it all.
 from __future__ import annotations
 
 import ast
-import difflib
 from typing import TYPE_CHECKING
 
 from menace_course import wording
@@ -127,6 +126,8 @@ def function_problem(
             wording.LOAD_NOTHING % {"file": name}, Detail(problem=Problem.NOTHING), ()
         )
     if info is None:
+        import difflib  # only when a name needs a suggestion: off every start path
+
         close = difflib.get_close_matches(challenge.function, defined, n=1, cutoff=0.6)
         note = wording.DEFINED_INSTEAD % {"name": repr(close[0])} if close else None
         detail = Detail(problem=Problem.MISSING, note=note)
