@@ -117,13 +117,17 @@ class DispatcherGauges(Collector):
         self.dispatcher = dispatcher
 
     def collect(self) -> Any:
-        """Three gauges, from its ``health()``."""
+        """Three gauges, from its ``health()`` (the depth only when it is known)."""
         facts = self.dispatcher.health()
-        queued = int(facts.get("queued", 0))
+        known = facts.get("queued")  # None: could not be read now (the gauge is left out)
+        queued = int(known or 0)
         graders = int(facts.get("workers", 0))
         running = facts.get("running")
         busy = int(running) if running is not None else min(queued, graders)
-        yield GaugeMetricFamily("menace_queue_depth", "Checks accepted and not yet finished.", value=queued)
+        if known is not None:
+            yield GaugeMetricFamily(
+                "menace_queue_depth", "Checks accepted and not yet finished.", value=queued
+            )
         yield GaugeMetricFamily(
             "menace_graders", "Grader processes alive (procrastinate: workers alive).", value=graders
         )

@@ -78,3 +78,19 @@ def test_a_port_in_use_is_one_clear_usage_error() -> None:
 )
 def test_which_addresses_count_as_the_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+class Unreachable:
+    """A worker whose queue could not be read at this scrape."""
+
+    def health(self) -> dict[str, Any]:
+        return {"workers": 1, "running": 0, "queued": None}
+
+
+def test_a_queue_depth_that_cannot_be_read_is_left_out_not_shown_as_zero() -> None:
+    server = MetricsServer(Unreachable(), "127.0.0.1", 0, "").start()
+    try:
+        status, text, _ = request(server.address)
+    finally:
+        server.stop()
+    assert status == 200 and "menace_graders 1.0" in text and "menace_queue_depth" not in text

@@ -162,11 +162,11 @@ class CheckRuntime:
 
     def health(self) -> dict[str, Any]:
         """For this worker's gauges: its graders alive, the checks it runs, the checks waiting."""
-        facts: dict[str, Any] = {"workers": self.graders.pool.alive(), "running": self._busy, "queued": 0}
+        facts: dict[str, Any] = {"workers": self.graders.pool.alive(), "running": self._busy, "queued": None}
         try:
             with psycopg.connect(conninfo(self.config.queue_url), autocommit=True, connect_timeout=5) as db:
                 facts["queued"] = queue_facts(db).queued
-        except psycopg.Error as error:  # the scrape still tells what this worker knows by itself
+        except psycopg.Error as error:  # the scrape still tells what this worker knows itself
             log.warning("metrics: cannot read the queue's depth: %s", str(error).strip()[:200])
         return facts
 
