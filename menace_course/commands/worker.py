@@ -58,6 +58,7 @@ def worker(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: b
       menace worker --db postgresql:///menace                  one grader per CPU
       menace worker --db postgresql://menace@db/menace --concurrency 4 --course /srv/course
       menace worker status --db postgresql:///menace          workers alive, checks waiting
+      menace worker --db postgresql:///menace --metrics-port 9464   Prometheus metrics on 127.0.0.1
 
     A worker that is killed loses nothing: within about 15 s another worker (or this one,
     started again) takes over the checks it held. Stop with Ctrl-C or SIGTERM: it finishes
@@ -74,6 +75,7 @@ def worker(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: b
     from menace_course.service.dispatch.grading import where
     from menace_course.service.dispatch.procrastinate_queue import conninfo, ensure_schema
     from menace_course.service.dispatch.procrastinate_worker import WorkerConfig, WorkerStopped, run_worker
+    from menace_course.service.metrics_server import is_loopback
 
     the_course = service_course(values.pop("course", None))
     kind = _sandbox(values.pop("sandbox", "bwrap"), accept_no_sandbox)
@@ -87,6 +89,12 @@ def worker(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: b
     logging.getLogger("procrastinate").setLevel(logging.WARNING)  # not a line per job (170 a second)
     if kind == "process":
         click.echo("WARNING: checking WITHOUT a sandbox (--i-accept-no-sandbox).", err=True)
+    if config.metrics_port and not config.metrics_token and not is_loopback(config.metrics_host):
+        click.echo(
+            f"WARNING: the metrics on {config.metrics_host} are open to anyone who can connect: "
+            "set MENACE_METRICS_TOKEN (or keep --metrics-host on 127.0.0.1).",
+            err=True,
+        )
 
     def ready() -> None:
         from menace_course.service.db.engine import describe
@@ -96,6 +104,13 @@ def worker(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: b
             f"course {the_course.root}, queue in {describe(config.queue_url)}; taking checks",
             err=False,
         )
+        if config.metrics_port:
+            shown = f"[{config.metrics_host}]" if ":" in config.metrics_host else config.metrics_host
+            protected = "token required" if config.metrics_token else "no token"
+            click.echo(
+                f"menace worker {config.label}: metrics at "
+                f"http://{shown}:{config.metrics_port}/metrics ({protected})"
+            )
         sys.stdout.flush()
 
     try:

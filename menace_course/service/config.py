@@ -218,9 +218,11 @@ class ServiceConfig:
         name="metrics_token",
         metavar="TOKEN",
         secret=True,
+        commands=BOTH,
         default_text="none: only instructors",
         help="A bearer token that may read /metrics and the details of /healthz (e.g. from "
-        "`openssl rand -hex 32`; set it in the environment, not on the command line).",
+        "`openssl rand -hex 32`; set it in the environment, not on the command line). "
+        "menace worker: the token its --metrics-port asks for (none: anyone who can connect).",
     )
     log_format: str = _setting(
         "text",
@@ -245,6 +247,23 @@ class ServiceConfig:
         commands=("worker",),
         default_text="HOST:PID",
         help="This worker's name in logs.",
+    )
+    metrics_port: int = _setting(
+        0,
+        name="metrics_port",
+        commands=("worker",),
+        maximum=65535,
+        minimum=0,
+        default_text="0: no metrics",
+        help="Serve this worker's Prometheus metrics (checks, latencies, graders busy, passback "
+        "retries) at http://METRICS_HOST:PORT/metrics.",
+    )
+    metrics_host: str = _setting(
+        "127.0.0.1",
+        name="metrics_host",
+        metavar="ADDRESS",
+        commands=("worker",),
+        help="The address --metrics-port listens on; another than the loopback wants a metrics_token.",
     )
 
     @property

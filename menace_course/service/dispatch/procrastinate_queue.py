@@ -92,8 +92,8 @@ tasks = procrastinate.Blueprint()
 class CheckRunner(Protocol):
     """What a worker process gives the ``check`` task (see :mod:`.procrastinate_worker`)."""
 
-    def check(self, attempt_id: str) -> str:
-        """Check the attempt and record its report; a word on what happened."""
+    def check(self, attempt_id: str, request_id: str = "") -> str:
+        """Check the attempt and record its report (logging with ``request_id``); a word on what happened."""
         ...
 
     def orphans(self, active: set[str], older_than: float) -> list[str]:
@@ -113,9 +113,13 @@ def _runner(context: JobContext) -> CheckRunner:
     # Our own failures (the database away for a moment): try again, a little later each time.
     retry=procrastinate.RetryStrategy(max_attempts=10, linear_wait=2),
 )
-def check(context: JobContext, attempt_id: str) -> str:
-    """Check one stored attempt in this worker's warm graders and record its report once."""
-    return _runner(context).check(attempt_id)
+def check(context: JobContext, attempt_id: str, request_id: str = "") -> str:
+    """Check one stored attempt in this worker's warm graders and record its report once.
+
+    ``request_id`` is the id of the web request that deferred it, for the worker's log lines
+    (jobs deferred by the sweep, or by an older web process, have none).
+    """
+    return _runner(context).check(attempt_id, request_id)
 
 
 @tasks.periodic(cron=f"* * * * * */{SWEEP_SECONDS}", periodic_id="sweep")
@@ -156,8 +160,11 @@ def _lock(attempt_id: str) -> str:
     return f"check:{attempt_id}"
 
 
-def defer_check(app: procrastinate.App, attempt_id: str, ahead: int = 0) -> None:
+def defer_check(app: procrastinate.App, attempt_id: str, ahead: int = 0, request_id: str = "") -> None:
     """Queue the check of a stored attempt (at most one waiting job per attempt).
+
+    ``request_id`` travels in the job's arguments, so the worker's log lines for the check
+    carry the id of the request that made it.
 
     ``ahead`` is how many checks of the same lane were waiting before it: workers take
     higher priorities first (then the oldest), and the priority is ``-ahead``, so a
@@ -166,7 +173,7 @@ def defer_check(app: procrastinate.App, attempt_id: str, ahead: int = 0) -> None
     """
     try:
         app.configure_task(CHECK_TASK, queueing_lock=_lock(attempt_id), priority=-ahead).defer(
-            attempt_id=attempt_id
+            attempt_id=attempt_id, request_id=request_id
         )
     except queue_errors.AlreadyEnqueued:
         pass  # its job is waiting already

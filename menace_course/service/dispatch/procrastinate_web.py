@@ -161,7 +161,7 @@ class ProcrastinateDispatcher:
             assert self._app is not None
             with self._lock:
                 self._depth += 1
-            defer_check(self._app, job.attempt_id, job.ahead)
+            defer_check(self._app, job.attempt_id, job.ahead, job.request_id)
 
         yield enqueue
 

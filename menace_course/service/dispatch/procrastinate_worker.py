@@ -21,14 +21,18 @@ it starts again) puts its jobs back in the queue (see :mod:`.procrastinate_queue
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import socket
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from procrastinate.worker import Worker
 from sqlalchemy import text
 
@@ -45,9 +49,14 @@ from menace_course.service.dispatch.procrastinate_queue import (
     HEARTBEAT_SECONDS,
     MAX_RUNS,
     STALLED_AFTER_SECONDS,
+    conninfo,
     make_app,
+    queue_facts,
     unfinished_ids,
 )
+from menace_course.service.logs import bound, plain_id
+from menace_course.service.metrics import CountingRecorder
+from menace_course.service.metrics_server import MetricsServer
 from menace_course.service.state import DatabaseRecorder
 
 log = logging.getLogger("menace.service.worker")
@@ -70,6 +79,9 @@ class WorkerConfig:
     sandbox: SandboxKind = "bwrap"
     check_seconds: float = default_of("check_seconds")  #: wall clock for one check in a grader
     name: str = ""  #: shown in logs; empty means host:pid
+    metrics_port: int = 0  #: serve this worker's /metrics there (0: not at all)
+    metrics_host: str = "127.0.0.1"
+    metrics_token: str = ""  #: the bearer token /metrics asks for (empty: none)
 
     @classmethod
     def of(cls, config: ServiceConfig) -> WorkerConfig:
@@ -82,6 +94,9 @@ class WorkerConfig:
             config.sandbox,
             config.check_seconds,
             config.worker_name,
+            config.metrics_port,
+            config.metrics_host,
+            config.metrics_token,
         )
 
     @property
@@ -118,14 +133,44 @@ class CheckRuntime:
         """Open the database (lazily) and describe the graders (:func:`run_worker` starts them)."""
         self.config = config
         self.db = Database(config.db_url)
-        self.recorder = NotifyingRecorder(self.db)
+        self.recorder = CountingRecorder(NotifyingRecorder(self.db))
         self.graders = JobGraders(
             str(config.course), config.concurrency, config.sandbox, config.check_seconds
         )
         self.checked = 0
+        self._busy = 0
+        self._busy_lock = threading.Lock()
 
-    def check(self, attempt_id: str) -> str:
-        """Check a stored attempt and record its report once (see :mod:`.procrastinate_queue`)."""
+    def check(self, attempt_id: str, request_id: str = "") -> str:
+        """Check a stored attempt and record its report once (see :mod:`.procrastinate_queue`).
+
+        ``request_id`` is the id of the web request that made it: every line logged meanwhile
+        (here and by the graders' pool) carries it.
+        """
+        with bound(plain_id(request_id) or ""), self._running():
+            return self._check(attempt_id)
+
+    @contextlib.contextmanager
+    def _running(self) -> Iterator[None]:
+        with self._busy_lock:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._busy_lock:
+                self._busy -= 1
+
+    def health(self) -> dict[str, Any]:
+        """For this worker's gauges: its graders alive, the checks it runs, the checks waiting."""
+        facts: dict[str, Any] = {"workers": self.graders.pool.alive(), "running": self._busy, "queued": None}
+        try:
+            with psycopg.connect(conninfo(self.config.queue_url), autocommit=True, connect_timeout=5) as db:
+                facts["queued"] = queue_facts(db).queued
+        except psycopg.Error as error:  # the scrape still tells what this worker knows itself
+            log.warning("metrics: cannot read the queue's depth: %s", str(error).strip()[:200])
+        return facts
+
+    def _check(self, attempt_id: str) -> str:
         with self.db.reading() as session:
             attempt = session.get(Attempt, attempt_id)
             if attempt is None:
@@ -171,7 +216,11 @@ async def run_worker(config: WorkerConfig, on_ready: Any = None) -> None:
         GraderLost: the graders could not load the course (REFUSED), or start in time.
     """
     runtime = CheckRuntime(config)
+    metrics = None
     try:
+        if config.metrics_port:
+            metrics = MetricsServer(runtime, config.metrics_host, config.metrics_port, config.metrics_token)
+            metrics.start()
         await asyncio.to_thread(runtime.graders.pool.await_ready)
         connections = config.concurrency + BACKGROUND_CONCURRENCY + 3
         app = make_app(config.queue_url, pool_size=connections, worker_label=config.label)
@@ -227,4 +276,6 @@ async def run_worker(config: WorkerConfig, on_ready: Any = None) -> None:
                     "the worker stopped by itself (see the log above: the database went away?)"
                 )
     finally:
+        if metrics is not None:
+            metrics.stop()
         await asyncio.to_thread(runtime.stop)
