@@ -71,11 +71,11 @@ def worker(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: b
     if not db_url:
         raise UsageError("menace worker needs --db URL (or MENACE_DB): the service's PostgreSQL database")
     from menace_course.pool import GraderLost
+    from menace_course.service.addresses import is_loopback
     from menace_course.service.config import ServiceConfig
     from menace_course.service.dispatch.grading import where
     from menace_course.service.dispatch.procrastinate_queue import conninfo, ensure_schema
     from menace_course.service.dispatch.procrastinate_worker import WorkerConfig, WorkerStopped, run_worker
-    from menace_course.service.metrics_server import is_loopback
 
     the_course = service_course(values.pop("course", None))
     kind = _sandbox(values.pop("sandbox", "bwrap"), accept_no_sandbox)

@@ -17,7 +17,6 @@ It is protected by where it listens (``--metrics-host``, the loopback by default
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import socket
 import socketserver
 import threading
@@ -48,16 +47,6 @@ class _Quiet(WSGIRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Say nothing."""
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address (or ``localhost``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class MetricsApp:

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import json
-import re
 import socket
 from pathlib import Path
 
 import pytest
 
 from tests.scale.support import SLOW, post, serve, until, worker
-from tests.service.support import CORRECT, METRICS_TOKEN, menace, request, sandbox_kind
+from tests.service.support import CORRECT, METRICS_TOKEN, menace, metric_value, request, sandbox_kind
 
 pytestmark = pytest.mark.slow
 
@@ -21,15 +20,6 @@ def _free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
-
-
-def _value(text: str, name: str, **labels: str) -> float:
-    """One sample's value in Prometheus's text format (0 when absent)."""
-    for line in text.splitlines():
-        found = re.fullmatch(rf"{name}(?:\{{(.*)\}})? (\S+)", line)
-        if found and all(f'{k}="{v}"' in (found.group(1) or "") for k, v in labels.items()):
-            return float(found.group(2))
-    return 0.0
 
 
 def test_a_worker_serves_its_checks_latency_and_busy_graders_behind_the_token(
@@ -48,21 +38,21 @@ def test_a_worker_serves_its_checks_latency_and_busy_graders_behind_the_token(
 
         code, text, _ = request(metrics, token=METRICS_TOKEN)
         assert code == 200
-        assert _value(text, "menace_checks_total", challenge="after_game", outcome="passed") == 1
-        assert _value(text, "menace_check_seconds_count", challenge="after_game") == 1
-        assert _value(text, "menace_graders") == 1 and _value(text, "menace_graders_busy") == 0
+        assert metric_value(text, "menace_checks_total", challenge="after_game", outcome="passed") == 1
+        assert metric_value(text, "menace_check_seconds_count", challenge="after_game") == 1
+        assert metric_value(text, "menace_graders") == 1 and metric_value(text, "menace_graders_busy") == 0
         assert "menace_passback_retries_total 0.0" in text  # passbacks run on the worker too
 
         code, _, _ = post(url, token, SLOW + "\n# busy\n")
         assert code == 202
         until(
-            lambda: _value(request(metrics, token=METRICS_TOKEN)[1], "menace_graders_busy") == 1,
+            lambda: metric_value(request(metrics, token=METRICS_TOKEN)[1], "menace_graders_busy") == 1,
             60,
             what="the grader busy with the slow check",
         )
         until(
             lambda: (
-                _value(
+                metric_value(
                     request(metrics, token=METRICS_TOKEN)[1],
                     "menace_checks_total",
                     challenge="after_game",

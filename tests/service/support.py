@@ -212,3 +212,12 @@ def request(
         return status, json.loads(raw), got
     except ValueError:
         return status, raw.decode("utf-8", "replace"), got
+
+
+def metric_value(text: str, name: str, **labels: str) -> float:
+    """One sample's value in Prometheus's text format (0 when absent)."""
+    for line in text.splitlines():
+        found = re.fullmatch(rf"{name}(?:\{{(.*)\}})? (\S+)", line)
+        if found and all(f'{k}="{v}"' in (found.group(1) or "") for k, v in labels.items()):
+            return float(found.group(2))
+    return 0.0

@@ -3,29 +3,28 @@ holder or an instructor only."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from tests.service.support import CORRECT, METRICS_TOKEN, LiveService, add_user, bearer, menace, request
+from tests.service.support import (
+    CORRECT,
+    METRICS_TOKEN,
+    LiveService,
+    add_user,
+    bearer,
+    menace,
+    metric_value,
+    request,
+)
 
 pytestmark = pytest.mark.slow
-
-
-def _value(text: str, name: str, **labels: str) -> float:
-    """One sample's value in Prometheus's text format (0 when absent)."""
-    for line in text.splitlines():
-        found = re.fullmatch(rf"{name}(?:\{{(.*)\}})? (\S+)", line)
-        if found and all(f'{k}="{v}"' in (found.group(1) or "") for k, v in labels.items()):
-            return float(found.group(2))
-    return 0.0
 
 
 def test_a_check_moves_the_counters_the_operator_scrapes(live: LiveService, db_url: str) -> None:
     status, before, headers = request(live.url + "/metrics", token=METRICS_TOKEN)
     assert status == 200 and headers["Content-Type"].startswith("text/plain")
-    assert _value(before, "menace_graders") == 1 and _value(before, "menace_queue_depth") == 0
+    assert metric_value(before, "menace_graders") == 1 and metric_value(before, "menace_queue_depth") == 0
     added = menace("users", "add", "carol", "--db", db_url)
     token = added.stdout.split()[1]
     for _ in range(2):
@@ -38,11 +37,10 @@ def test_a_check_moves_the_counters_the_operator_scrapes(live: LiveService, db_u
         assert status == 200 and check["report"]["passed"]
     _, after, _ = request(live.url + "/metrics", token=METRICS_TOKEN)
     passed = {"challenge": "after_game", "outcome": "passed"}
-    assert (
-        _value(after, "menace_checks_total", **passed) - _value(before, "menace_checks_total", **passed) == 2
-    )
-    assert _value(after, "menace_check_seconds_count", challenge="after_game") >= 2
-    assert _value(after, "menace_graders_busy") == 0 and _value(after, "menace_queue_depth") == 0
+    checked = metric_value(after, "menace_checks_total", **passed)
+    assert checked - metric_value(before, "menace_checks_total", **passed) == 2
+    assert metric_value(after, "menace_check_seconds_count", challenge="after_game") >= 2
+    assert metric_value(after, "menace_graders_busy") == 0 and metric_value(after, "menace_queue_depth") == 0
     assert "menace_passback_failures_total" in after and "menace_passback_retries_total" in after
 
 

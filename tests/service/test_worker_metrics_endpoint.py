@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from menace_course.errors import UsageError
+from menace_course.service.addresses import is_loopback
 from menace_course.service.metrics import CHECKS
-from menace_course.service.metrics_server import MetricsServer, is_loopback
+from menace_course.service.metrics_server import MetricsServer
 from tests.service.support import request
 
 

@@ -7,7 +7,6 @@ a second deployment.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
@@ -15,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from menace_course.errors import UsageError
+from menace_course.service.addresses import is_loopback
 from menace_course.service.lti.tables import LtiDeployment, LtiPlatform
 
 
@@ -61,18 +61,9 @@ def url_problem(url: str) -> str | None:
         return "must be an http(s) URL such as https://lms.example.edu/..."
     if len(url) > 1024:
         return "is longer than 1024 characters"
-    if parsed.scheme == "http" and not _is_loopback(parsed.hostname):
+    if parsed.scheme == "http" and not is_loopback(parsed.hostname):
         return "must use https (plain http is accepted only for a test LMS on this machine)"
     return None
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)
