@@ -23,7 +23,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from menace_course import catalog
+from menace_course import catalog, language
 from menace_course.commands.options import (
     SANDBOX_HELP,
     challenge_option,
@@ -107,6 +107,14 @@ def _check_folders(submissions: Path, out: Path) -> None:
     is_flag=True,
     help="Grade everything again (after the tests changed); show whose score changed.",
 )
+@click.option(
+    "--feedback-lang",
+    "feedback_lang",
+    metavar="LANG",
+    default=language.ENGLISH,
+    show_default=True,
+    help=f"The language of the students' feedback files: {' or '.join(language.LANGUAGES)}.",
+)
 @sandbox_option(SANDBOX_HELP, choices=("bwrap", "process"))
 @no_sandbox_option("Grade", who="you")
 @course_option
@@ -116,6 +124,7 @@ def grade(
     out: Path,
     jobs: int | None,
     regrade: bool,
+    feedback_lang: str,
     sandbox: str,
     accept_no_sandbox: bool,
     course: Path | None,
@@ -135,6 +144,7 @@ def grade(
     Exit code: 0 when the batch completed (whatever the scores), 2 for bad input.
     """
     _check_folders(submissions, out)
+    students_language = _feedback_language(feedback_lang)
     the_course = find_course(course)
     if not the_course.has_hidden_tests:
         raise UsageError(
@@ -145,7 +155,16 @@ def grade(
     kind = _sandbox(sandbox, accept_no_sandbox)
     if kind == "process":
         click.secho(f"menace: {NO_SANDBOX_WARNING}", err=True, fg="red", bold=True)
-    request = Request(submissions, out, the_course, challenge, kind, jobs or _default_jobs(), regrade)
+    request = Request(
+        submissions,
+        out,
+        the_course,
+        challenge,
+        kind,
+        jobs or _default_jobs(),
+        regrade,
+        feedback_language=students_language,
+    )
     summary = _run_with_progress(request)
     _print_summary(summary, out, regrade)
     if summary.feedback_errors:
@@ -154,6 +173,21 @@ def grade(
             "(see above): fix the course's feedback templates and run the same command again"
         )
     return 0
+
+
+def _feedback_language(tag: str) -> str:
+    """The catalog for ``--feedback-lang``; an unknown one is refused, not replaced.
+
+    (``--lang`` falls back to English with a line on the terminal; a whole class's feedback
+    files written in a language nobody asked for would be found only by the students.)
+    """
+    found = language.known(tag)
+    if found is None:
+        raise UsageError(
+            f"--feedback-lang {tag!r}: there is no translation for it; "
+            f"choose one of {', '.join(language.LANGUAGES)}"
+        )
+    return found
 
 
 def _run_with_progress(request: Request) -> Summary:

@@ -41,6 +41,8 @@ class Layout:
     challenge: str
     lms_columns: tuple[str, ...] = ()
     has_late: bool = False
+    #: The students' language for their feedback files (a catalog of :mod:`menace_course.language`).
+    language: str = "en"
 
 
 @dataclass
@@ -59,7 +61,7 @@ def feedback_formats(templates: Path) -> dict[str, str]:
 
 def render_feedback_task(task: dict[str, Any]) -> dict[str, Any]:
     """Write the feedback files of a chunk of students (runs in a grader process)."""
-    out, templates = Path(task["out"]), Path(task["templates"])
+    out, templates, language = Path(task["out"]), Path(task["templates"]), str(task["language"])
     store = ResultStore(out)
     errors = []
     for key in task["keys"]:
@@ -70,7 +72,7 @@ def render_feedback_task(task: dict[str, Any]) -> dict[str, Any]:
         report = record.report
         for format, suffix in task["formats"].items():
             try:
-                text = render(report, templates, cast(Format, format))
+                text = render(report, templates, cast(Format, format), language)
             except Exception as error:  # a broken template must be reported, not end the batch
                 errors.append(f"{key}: the {format} feedback could not be rendered: {error}")
                 continue
@@ -88,6 +90,7 @@ def write_feedback(layout: Layout, keys: Sequence[str], pool: Graders) -> list[s
             "templates": str(layout.templates),
             "keys": list(keys[i : i + CHUNK]),
             "formats": formats,
+            "language": layout.language,
         }
         for i in range(0, len(keys), CHUNK)
     ]

@@ -42,6 +42,8 @@ class Request:
     sandbox: SandboxKind
     jobs: int
     regrade: bool = False
+    #: The language of the students' feedback files (``--feedback-lang``), never the grader machine's.
+    feedback_language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ def _layout(request: Request, found: Discovery) -> Layout:
         challenge=request.challenge.slug,
         lms_columns=tuple(c for c in LMS_COLUMNS if c in lms),
         has_late=any(e.late for e in found.entries),
+        language=request.feedback_language,
     )
 
 
