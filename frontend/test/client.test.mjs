@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 
 import {
   CheckError, MAX_DELAY_MS, MIN_DELAY_MS, MAX_REFUSALS, PATIENCE_MS,
-  checkProgram, feedbackFrame, reportSummary, reportView, retryAfterMs, summaryText,
+  WORDS, checkProgram, feedbackFrame, fill, reportSummary, reportView, retryAfterMs, summaryText, wordsWith,
 } from "../src/check/client.js";
 
 /** A server that answers from a list, and a clock that moves only when the client sleeps
@@ -172,4 +172,32 @@ test("the feedback goes in a sandboxed frame that runs no scripts, below the sum
   const kept = new FakeElement("iframe");
   assert.equal(feedbackFrame(fakeDocument, "<p>again</p>", { frame: kept, title: "Feedback" }), kept);
   assert.equal(kept.srcdoc, "<p>again</p>");
+});
+
+// A page in another language gives the client its own words (the server renders them).
+const chinese = { checkingStatus: "檢查中…（%(status)s）", somePass: "%(n)s 項檢查中有 %(passed)s 項通過。", unreachable: "連不上服務" };
+
+test("a page's own words are what the student reads while waiting, in its language", async () => {
+  const said = [];
+  const server = fakeServer([{ status: 202, body: queued }, { body: done }]);
+  await checkProgram(options(server, { onStatus: (text) => said.push(text), words: chinese }));
+  assert.deepEqual(said, ["檢查中…（queued）"]);
+});
+
+test("a page's own words say the summary and the errors; a word it lacks is English", async () => {
+  const report = { passed: false, tests: [{ outcome: "passed" }, { outcome: "failed" }] };
+  assert.equal(summaryText(report, chinese), "2 項檢查中有 1 項通過。");
+  assert.equal(summaryText({ passed: true, tests: [{ outcome: "passed" }] }, chinese), "✓ All 1 checks pass.");
+  const server = fakeServer(["offline"]);
+  await assert.rejects(checkProgram(options(server, { words: chinese })), { message: "連不上服務" });
+});
+
+test("words that are not sentences are ignored, and fill leaves an unknown name as it is", () => {
+  const words = wordsWith({ checking: 42, allPass: "", codeLink: "程式碼", stray: "x" });
+  assert.equal(words.checking, WORDS.checking);
+  assert.equal(words.allPass, WORDS.allPass);
+  assert.equal(words.codeLink, "程式碼");
+  assert.equal("stray" in words, false);
+  assert.deepEqual(Object.keys(wordsWith(null)), Object.keys(WORDS));
+  assert.equal(fill("%(a)s and %(b)s", { a: 1 }), "1 and %(b)s");
 });

@@ -48,12 +48,13 @@ from menace_course.service.auth import (
     sign_out,
     who,
 )
+from menace_course.service.browser_words import browser_words
 from menace_course.service.db.attempts import best_scores, class_table, latest, user_attempts
 from menace_course.service.db.people import peek_login_link, role_in, use_login_link, user_by_token
 from menace_course.service.db.tables import Attempt, User
 from menace_course.service.dispatch.waits import wait_for
 from menace_course.service.intake import accept, feedback
-from menace_course.service.languages import install
+from menace_course.service.languages import install, request_language
 from menace_course.service.rate_limits import LOGIN_LIMIT, limiter, submission_limit
 from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
@@ -158,6 +159,7 @@ def _challenge_page(
         may_check=_may_check(person),
         problem=problem,
         editor=editor_script(),
+        check_words=browser_words(request_language()),
     )
 
 

@@ -90,3 +90,45 @@ def test_a_student_types_a_wrong_answer_and_reads_the_failing_hidden_test(
         assert f"{local['score']:g} / {local['max_score']:g}" in attempts  # as menace check scores it
     finally:
         live.stop()
+
+
+def test_a_student_reading_the_page_in_chinese_is_told_in_chinese_while_the_check_runs(
+    tmp_path: Path, driver: Any, db_url: str
+) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    assert menace("users", "add", "mei", "--db", db_url).returncode == 0
+    live = LiveService(tmp_path, db_url).start()
+    try:
+        link = menace("users", "link", "mei", "--url", live.url, "--db", db_url).stdout.split()[1]
+        driver.get(link)
+        driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        WebDriverWait(driver, 20, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda d: "mei" in d.find_element(By.CSS_SELECTOR, "header").text
+        )
+        driver.get(live.url + "/c/after_game?lang=zh_TW")  # the language chosen on the page
+        _type_into_editor(driver, NO_FLOOR_LINES)
+        # a first check, so that the page has its "your attempts" table, where the next one is added
+        driver.find_element(By.ID, "check-button").click()
+        frame = "#feedback iframe.feedback"
+        WebDriverWait(driver, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, frame))
+        driver.refresh()
+        WebDriverWait(driver, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#attempts tbody tr"))
+        # every line the status says, as it says it (it is cleared when the feedback is shown)
+        driver.execute_script(
+            "const s = document.getElementById('check-status'); window.said = [];"
+            "new MutationObserver(() => window.said.push(s.textContent))"
+            ".observe(s, {childList: true, characterData: true, subtree: true});"
+        )
+        driver.find_element(By.ID, "check-button").click()
+        rows = "#attempts tbody tr"
+        WebDriverWait(driver, 60).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, rows)) == 2)
+        said = [line for line in driver.execute_script("return window.said") if line]
+        assert said and said[0] == "檢查中…"
+        assert not [line for line in said if "Checking" in line or "checks pass" in line]
+        links = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#attempts tbody tr:first-child a")]
+        assert links == ["回饋", "程式碼"]
+    finally:
+        live.stop()

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
 from typing import Any
 
+import pytest
+
+from menace_course.service.browser_words import WORDS
 from tests.service.support import BUGGY, add_user, bearer
+from tests.support import REPO
 
 ZH = {"Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}
 
@@ -53,3 +60,39 @@ def test_a_language_chosen_on_a_page_is_kept_over_the_browsers(client: Any) -> N
     assert '<button type="submit" id="check-button">檢查我的程式</button>' in later
     back = client.get("/?lang=en", headers=ZH).get_data(as_text=True)
     assert "<h1>Can Matchboxes Learn to Play?</h1>" in back
+
+
+def _check_words(page: str) -> dict[str, str]:
+    found = re.search(r'<script type="application/json" id="check-words">(.*?)</script>', page, re.S)
+    assert found, "the challenge page gives the browser's check client its words"
+    words: dict[str, str] = json.loads(found.group(1))
+    return words
+
+
+def test_the_browsers_check_client_speaks_the_pages_language(client: Any) -> None:
+    chinese = _check_words(client.get("/c/after_game", headers=ZH).get_data(as_text=True))
+    assert chinese["checking"] == "檢查中…"
+    assert chinese["checkingStatus"] == "檢查中…（%(status)s）"
+    assert chinese["somePass"] == "%(n)s 項檢查中有 %(passed)s 項通過。"
+    english = _check_words(client.get("/c/after_game").get_data(as_text=True))
+    assert english == WORDS  # the message ids are the English sentences
+    untranslated = [key for key, sentence in chinese.items() if sentence == english[key]]
+    assert untranslated == []
+
+
+def test_the_servers_words_are_the_clients_own_keys_and_english_sentences() -> None:
+    # client.js keeps the English table as its default (the lesson page, the unit tests):
+    # the two must not drift apart, or a page would send words the client never reads.
+    script = "import('./src/check/client.js').then((m) => process.stdout.write(JSON.stringify(m.WORDS)))"
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (CI installs it)")
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        cwd=REPO / "frontend",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout) == WORDS

@@ -53,6 +53,44 @@ export function retryAfterMs(header, now = Date.now()) {
   return Math.min(MAX_DELAY_MS, Math.max(MIN_DELAY_MS, ms));
 }
 
+/**
+ * The client's sentences, in English: the default, which the lesson page and the unit tests
+ * use. A page in another language passes its own table as ``words`` (the same keys, rendered
+ * by the server from its gettext catalog: menace_course/service/browser_words.py); a key it
+ * lacks falls back to these. Values are filled in by name (``%(n)s``), see fill().
+ */
+export const WORDS = Object.freeze({
+  unreachable: "could not reach the service; check your connection and try again",
+  notACheck: "the service sent an answer that is not a check",
+  serverAnswered: "the server answered %(status)s",
+  tryingAgain: "%(message)s Trying again in %(seconds)s s…",
+  noAddress: "the service did not say where the check is",
+  takingLong: "the check is taking long; reload the page in a while to see it",
+  checking: "Checking…",
+  checkingStatus: "Checking… (%(status)s)",
+  notLoaded: "Your program could not be loaded: see below.",
+  allPass: "✓ All %(n)s checks pass.",
+  somePass: "%(passed)s of %(n)s checks pass.",
+  feedbackTitle: "Feedback on your program",
+  frameTitle: "Feedback",
+  feedbackLink: "feedback",
+  codeLink: "code",
+  tryAgain: "Could not reach the service; try again.",
+});
+
+/** ``words`` over the English defaults: every key has a sentence, whatever a page sent. */
+export function wordsWith(words) {
+  const given = words && typeof words === "object" ? words : {};
+  const merged = { ...WORDS };
+  for (const key of Object.keys(WORDS)) if (typeof given[key] === "string" && given[key]) merged[key] = given[key];
+  return merged;
+}
+
+/** ``template`` with each ``%(name)s`` replaced by ``values[name]`` (left as it is when absent). */
+export function fill(template, values = {}) {
+  return String(template).replace(/%\((\w+)\)s/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
 const RETRYABLE = new Set([429, 503]);
 
 async function readJSON(response) {
@@ -64,10 +102,10 @@ async function readJSON(response) {
 }
 
 /** The sentence an error answer carries: the service's {message}, the lesson's {error}, or the status. */
-export function errorMessage(status, data) {
+export function errorMessage(status, data, words = WORDS) {
   if (data && typeof data.message === "string" && data.message) return data.message;
   if (data && typeof data.error === "string" && data.error) return data.error;
-  return `the server answered ${status}`;
+  return fill(wordsWith(words).serverAnswered, { status });
 }
 
 const withQuery = (url, wait) => `${url}${url.includes("?") ? "&" : "?"}wait=${wait}&format=html`;
@@ -81,9 +119,10 @@ const withQuery = (url, wait) => `${url}${url.includes("?") ? "&" : "?"}wait=${w
  * Resolves with the finished check (``{id, status: "done", report, feedback, ...}``).
  */
 export async function checkProgram({
-  api, challenge, filename, source, headers = {}, onStatus = () => {},
+  api, challenge, filename, source, headers = {}, onStatus = () => {}, words = WORDS,
   fetch = globalThis.fetch, sleep = (ms) => new Promise((done) => setTimeout(done, ms)), now = Date.now,
 }) {
+  const said = wordsWith(words);
   const started = now();
   let refusals = 0;
   // One request, with the Retry-After of a 429/503 waited out; resolves with the JSON of a 2xx.
@@ -93,22 +132,22 @@ export async function checkProgram({
       try {
         response = await fetch(url, { credentials: "same-origin", ...init });
       } catch {
-        throw new CheckError("could not reach the service; check your connection and try again");
+        throw new CheckError(said.unreachable);
       }
       const data = await readJSON(response);
       if (response.ok) {
         refusals = 0;
-        if (!data || typeof data !== "object") throw new CheckError("the service sent an answer that is not a check", { status: response.status });
+        if (!data || typeof data !== "object") throw new CheckError(said.notACheck, { status: response.status });
         return data;
       }
       const delay = retryAfterMs(response.headers.get("Retry-After"), now());
-      const message = errorMessage(response.status, data);
+      const message = errorMessage(response.status, data, said);
       const tooLong = delay !== null && now() + delay - started > PATIENCE_MS;
       if (!RETRYABLE.has(response.status) || delay === null || refusals >= MAX_REFUSALS || tooLong) {
         throw new CheckError(message, { status: response.status, retryAfterMs: delay });
       }
       refusals += 1;
-      onStatus(`${message} Trying again in ${Math.round(delay / 1000)} s…`);
+      onStatus(fill(said.tryingAgain, { message, seconds: Math.round(delay / 1000) }));
       await sleep(delay);
     }
   }
@@ -118,11 +157,11 @@ export async function checkProgram({
     body: JSON.stringify({ challenge, filename, source }),
   });
   while (check.status !== "done") {
-    if (typeof check.url !== "string" || !check.url) throw new CheckError("the service did not say where the check is");
+    if (typeof check.url !== "string" || !check.url) throw new CheckError(said.noAddress);
     if (now() - started > PATIENCE_MS) {
-      throw new CheckError("the check is taking long; reload the page in a while to see it");
+      throw new CheckError(said.takingLong);
     }
-    onStatus(`Checking… (${check.status})`);
+    onStatus(fill(said.checkingStatus, { status: check.status }));
     const before = now();
     check = await ask(withQuery(check.url, POLL_WAIT), { headers: { Accept: "application/json" } });
     // A server that answers at once (no long poll) is not asked again at once.
@@ -135,20 +174,21 @@ export async function checkProgram({
 // -- showing a report ------------------------------------------------------------
 
 /** The words of the one line above the feedback: how many of the checks pass. */
-export function summaryText(report) {
+export function summaryText(report, words = WORDS) {
+  const said = wordsWith(words);
   const tests = Array.isArray(report && report.tests) ? report.tests : [];
   const passed = tests.filter((t) => t && t.outcome === "passed").length;
-  if (report && report.load_problem && !tests.length) return "Your program could not be loaded: see below.";
-  if (report && report.passed) return `✓ All ${tests.length} checks pass.`;
-  return `${passed} of ${tests.length} checks pass.`;
+  if (report && report.load_problem && !tests.length) return said.notLoaded;
+  if (report && report.passed) return fill(said.allPass, { n: tests.length });
+  return fill(said.somePass, { passed, n: tests.length });
 }
 
 /** That line, as an element of ``doc`` (a status, so a screen reader says it). */
-export function reportSummary(doc, report) {
+export function reportSummary(doc, report, words = WORDS) {
   const line = doc.createElement("p");
   line.className = report && report.passed ? "verdict pass" : "verdict fail";
   line.setAttribute("role", "status");
-  line.textContent = summaryText(report);
+  line.textContent = summaryText(report, words);
   return line;
 }
 
@@ -166,7 +206,7 @@ export function fitFrame(frame) {
  * The feedback document in a sandboxed frame: no scripts run in it, it only shows.
  * ``frame`` is reused when given (the challenge page keeps one), else a new one is made.
  */
-export function feedbackFrame(doc, html, { title = "Feedback on your program", frame = null } = {}) {
+export function feedbackFrame(doc, html, { title = WORDS.feedbackTitle, frame = null } = {}) {
   const shown = frame || doc.createElement("iframe");
   shown.className = "feedback";
   shown.title = title;
@@ -177,8 +217,11 @@ export function feedbackFrame(doc, html, { title = "Feedback on your program", f
 }
 
 /** The summary line and the frame, for a finished check. */
-export function reportView(doc, check) {
-  const parts = [reportSummary(doc, check.report || {})];
-  if (typeof check.feedback === "string" && check.feedback) parts.push(feedbackFrame(doc, check.feedback));
+export function reportView(doc, check, words = WORDS) {
+  const said = wordsWith(words);
+  const parts = [reportSummary(doc, check.report || {}, said)];
+  if (typeof check.feedback === "string" && check.feedback) {
+    parts.push(feedbackFrame(doc, check.feedback, { title: said.feedbackTitle }));
+  }
   return parts;
 }

@@ -5,9 +5,20 @@
 // feedback frame is the page's own (#feedback), and the new attempt is added on top of the
 // "Your attempts" table.
 
-import { CheckError, checkProgram, feedbackFrame, fitFrame } from "./client.js";
+import { CheckError, checkProgram, feedbackFrame, fitFrame, wordsWith } from "./client.js";
 
-function addAttempt(check) {
+// The page's sentences, in its language, rendered by the server into #check-words (English
+// when the element is missing or unreadable).
+function pageWords() {
+  const element = document.getElementById("check-words");
+  try {
+    return wordsWith(element ? JSON.parse(element.textContent) : null);
+  } catch {
+    return wordsWith(null);
+  }
+}
+
+function addAttempt(check, words) {
   const table = document.getElementById("attempts");
   if (!table) return; // the first attempt's row appears on the next visit
   const body = table.tBodies[0];
@@ -18,19 +29,19 @@ function addAttempt(check) {
   const links = row.insertCell();
   const page = document.createElement("a");
   page.href = `?attempt=${encodeURIComponent(check.id)}#feedback`;
-  page.textContent = "feedback";
+  page.textContent = words.feedbackLink;
   const code = document.createElement("a");
   code.href = `/attempts/${encodeURIComponent(check.id)}/source`;
-  code.textContent = "code";
+  code.textContent = words.codeLink;
   links.append(page, " · ", code);
   for (const other of body.rows) other.classList.remove("shown");
   row.classList.add("shown");
 }
 
-function showFeedback(html) {
+function showFeedback(html, words) {
   const holder = document.getElementById("feedback");
   const existing = holder.querySelector("iframe.feedback");
-  const frame = feedbackFrame(document, html, { title: "Feedback", frame: existing });
+  const frame = feedbackFrame(document, html, { title: words.frameTitle, frame: existing });
   if (!existing) holder.replaceChildren(frame);
 }
 
@@ -49,10 +60,11 @@ function setUp() {
   if (!form || !window.fetch) return;
   const button = document.getElementById("check-button");
   const status = document.getElementById("check-status");
+  const words = pageWords();
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (button) button.disabled = true;
-    status.textContent = "Checking…";
+    status.textContent = words.checking;
     try {
       const check = await checkProgram({
         api: form.dataset.api,
@@ -64,13 +76,14 @@ function setUp() {
           "X-Signed-In-As": form.querySelector("input[name=signed_in_as]").value,
         },
         onStatus: (text) => { status.textContent = text; },
+        words,
       });
-      showFeedback(check.feedback);
-      addAttempt(check);
+      showFeedback(check.feedback, words);
+      addAttempt(check, words);
       status.textContent = "";
       window.history.replaceState(null, "", `?attempt=${encodeURIComponent(check.id)}`);
     } catch (error) {
-      status.textContent = error instanceof CheckError ? error.message : "Could not reach the service; try again.";
+      status.textContent = error instanceof CheckError ? error.message : words.tryAgain;
     } finally {
       if (button) button.disabled = false;
     }
