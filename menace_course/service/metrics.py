@@ -134,12 +134,19 @@ class DispatcherGauges(Collector):
         yield GaugeMetricFamily("menace_graders_busy", "Checks running now.", value=busy)
 
 
+def bearer_matches(header: str, token: str) -> bool:
+    """Whether an ``Authorization`` header is ``Bearer <token>`` (never, for an empty token)."""
+    scheme, _, given = header.partition(" ")
+    if not token or scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(given.strip().encode(), token.encode())
+
+
 def may_read(token: str) -> bool:
     """An instructor (session or token), or ``Authorization: Bearer <metrics token>``."""
     from menace_course.service.auth import AuthError, who
 
-    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-    if token and scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode()):
+    if bearer_matches(request.headers.get("Authorization", ""), token):
         return True
     try:
         return who().is_instructor

@@ -16,7 +16,6 @@ It is protected by where it listens (``--metrics-host``, the loopback by default
 
 from __future__ import annotations
 
-import hmac
 import socket
 import socketserver
 import threading
@@ -27,7 +26,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from menace_course.errors import UsageError
-from menace_course.service.metrics import Healthy, scrape
+from menace_course.service.metrics import Healthy, bearer_matches, scrape
 
 
 class _Server(socketserver.ThreadingMixIn, WSGIServer):
@@ -61,11 +60,9 @@ class MetricsApp:
         """200, or the status a request with this ``Authorization`` header gets."""
         if not self.token:
             return 200
-        scheme, _, given = header.partition(" ")
         if not header:
             return 401
-        ok = scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self.token.encode())
-        return 200 if ok else 403
+        return 200 if bearer_matches(header, self.token) else 403
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         """Answer one request."""

@@ -39,23 +39,31 @@ def _type_into_editor(driver: Any, lines: list[str]) -> None:
             editor.send_keys(Keys.ENTER)
 
 
+def _sign_in(driver: Any, live: LiveService, db_url: str, name: str) -> None:
+    """Open the one-time link ``menace users link`` makes, and press its button."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    link = menace("users", "link", name, "--url", live.url, "--db", db_url).stdout.split()[1]
+    driver.get(link)
+    driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    # the header read may belong to the page being left (stale): read it again, on the new one
+    WebDriverWait(driver, 20, ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda d: name in d.find_element(By.CSS_SELECTOR, "header").text
+    )
+
+
 def test_a_student_types_a_wrong_answer_and_reads_the_failing_hidden_test(
     tmp_path: Path, driver: Any, artifacts: Path, db_url: str
 ) -> None:
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     assert menace("users", "add", "alice", "--db", db_url).returncode == 0
     live = LiveService(tmp_path, db_url).start()
     try:
-        link = menace("users", "link", "alice", "--url", live.url, "--db", db_url).stdout.split()[1]
-        driver.get(link)
-        driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-        # the header read may belong to the page being left (stale): read it again, on the new one
-        WebDriverWait(driver, 20, ignored_exceptions=[StaleElementReferenceException]).until(
-            lambda d: "alice" in d.find_element(By.CSS_SELECTOR, "header").text
-        )
+        _sign_in(driver, live, db_url, "alice")
 
         driver.get(live.url + "/c/after_game")
         _type_into_editor(driver, NO_FLOOR_LINES)
@@ -95,19 +103,13 @@ def test_a_student_types_a_wrong_answer_and_reads_the_failing_hidden_test(
 def test_a_student_reading_the_page_in_chinese_is_told_in_chinese_while_the_check_runs(
     tmp_path: Path, driver: Any, db_url: str
 ) -> None:
-    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     assert menace("users", "add", "mei", "--db", db_url).returncode == 0
     live = LiveService(tmp_path, db_url).start()
     try:
-        link = menace("users", "link", "mei", "--url", live.url, "--db", db_url).stdout.split()[1]
-        driver.get(link)
-        driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-        WebDriverWait(driver, 20, ignored_exceptions=[StaleElementReferenceException]).until(
-            lambda d: "mei" in d.find_element(By.CSS_SELECTOR, "header").text
-        )
+        _sign_in(driver, live, db_url, "mei")
         driver.get(live.url + "/c/after_game?lang=zh_TW")  # the language chosen on the page
         _type_into_editor(driver, NO_FLOOR_LINES)
         # a first check, so that the page has its "your attempts" table, where the next one is added

@@ -13,7 +13,7 @@ student's check waits for at most one check of each other lane: with one floodin
 and one grader, for the check running now and nothing else.
 
 With two or more graders, anonymous visitors together never hold the last free one: it is
-kept for signed-in students (:attr:`FairQueue.reserve`), so a student checking while 50
+kept for signed-in students (:func:`anonymous_share`), so a student checking while 50
 addresses flood waits for no anonymous check to end. Anonymous checks still run whenever
 the other graders are free, and a single grader serves them as before (no reserve).
 
