@@ -97,9 +97,39 @@ class GraderLost(Exception):
         self.seconds = seconds
 
 
+#: Run by a grader process after it has sent each task's result, before it waits for the next
+#: (registered in the grader process through :func:`between_tasks`).
+_between_tasks: list[Callable[[], object]] = []
+_serving = False
+
+
+def between_tasks(hook: Callable[[], object]) -> bool:
+    """In a grader process, run ``hook()`` after each task's result is sent; False elsewhere.
+
+    For work that readies the next task off any task's clock (the next submission's sandbox,
+    :mod:`menace_course.sandbox.spare`). A hook that raises is our bug: it is logged, and the
+    grader goes on. Registering the same hook again does nothing.
+    """
+    if not _serving:
+        return False
+    if hook not in _between_tasks:
+        _between_tasks.append(hook)
+    return True
+
+
+def _run_between_tasks() -> None:
+    for hook in _between_tasks:
+        try:
+            hook()
+        except Exception:  # our bug: never the next task's
+            log.exception("a between-tasks hook failed")
+
+
 def serve() -> None:
     """A grader process (``python -c _LAUNCH PATH FD PARENT MAIN``): ready, then each task it is sent."""
+    global _serving
     fd, parent, main = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    _serving = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -136,6 +166,7 @@ def serve() -> None:
             connection.send(reply)
         except Exception:  # a result that does not pickle is our bug too
             connection.send(("raised", traceback.format_exc()))
+        _run_between_tasks()
 
 
 class _Unpickler(pickle.Unpickler):

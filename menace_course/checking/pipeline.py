@@ -27,6 +27,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import sys
 import time
 import traceback
 from collections.abc import Iterator
@@ -54,6 +56,7 @@ from menace_course.models import (
     TestKind,
     TestResult,
 )
+from menace_course.sandbox import spare
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import SandboxFailure
 from menace_course.sandbox.scan import findings
@@ -180,9 +183,32 @@ def start_child(source: Source, target: Target, sandbox: SandboxKind) -> Child |
 
 
 def child_for(source: Source, sandbox: SandboxKind, limits: Limits) -> Child:
-    """The (unstarted) child for ``source``: a notebook's runs its cells one by one."""
+    """The child for ``source``: a notebook's runs its cells one by one.
+
+    In a grader process, the spare started after the last task when it matches
+    (:mod:`~menace_course.sandbox.spare`, already running); otherwise a child not yet started.
+    """
     cells = source.cells.code_spans if source.cells is not None else None
+    _keep_spares()
+    ready = spare.claim(sandbox, limits)
+    if ready is not None:
+        return ready.assign(source.text, cells)
     return Child(source.text, sandbox, limits, cells=cells)
+
+
+@functools.cache
+def _keep_spares() -> None:
+    """In a grader process (:mod:`menace_course.pool`), start each next sandbox between tasks.
+
+    A grader process has imported the pool (it runs ``pool.serve``); a process that has not
+    is not one, and need not pay for importing it (``menace check`` checks one file).
+    """
+    if "menace_course.pool" not in sys.modules:
+        return
+    from menace_course import pool
+
+    if pool.between_tasks(spare.refill):
+        spare.enable()
 
 
 @contextmanager

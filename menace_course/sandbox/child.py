@@ -178,6 +178,50 @@ class Child:
         self._pending_hello = b""
         self._load: LoadOutcome | None = None
         self._errors: Any = None
+        #: started by :meth:`ahead` and not yet given its submission by :meth:`assign`
+        self._awaiting_source = False
+        self.started_ahead = False  #: this child was started before its submission came
+
+    @classmethod
+    def ahead(cls, kind: SandboxKind, limits: Limits) -> Child:
+        """A child started before its submission is known: it waits, confined, for :meth:`assign`.
+
+        The sandbox and Python start, and the harness waits for its first message before it
+        reads any file, so nothing of a submission is there yet and no student code has run.
+        :mod:`~menace_course.sandbox.spare` keeps one such child per grader process.
+        """
+        child = cls("", kind, limits)
+        child._awaiting_source = child.started_ahead = True
+        try:
+            child._start()
+        except BaseException:
+            child.close()
+            raise
+        return child
+
+    def waiting(self) -> bool:
+        """True for a child from :meth:`ahead` that is still running and has no submission yet."""
+        return self._awaiting_source and self._process is not None and self._process.poll() is None
+
+    def assign(self, source: str, cells: tuple[tuple[int, int], ...] | None = None) -> Child:
+        """Give a child from :meth:`ahead` its one submission; its clock and budget start now.
+
+        Once only: a child serves one submission, so a second ``assign`` (or one to a child
+        made for a submission) is refused.
+
+        Raises:
+            RuntimeError: this child already has a submission (a grader bug).
+        """
+        if not self._awaiting_source or self._load is not None:
+            raise RuntimeError("a sandboxed child serves one submission: this one has its own")
+        self._awaiting_source = False
+        self.source, self.cells = source, cells
+        if self._workdir is not None:
+            self._write_submission(self._workdir)
+        self.deadline = time.monotonic() + self.limits.wall_limit
+        self.spent = 0.0
+        self._pending_hello = self._hello()
+        return self
 
     def __enter__(self) -> Child:
         """Use as a context manager so the child is always killed."""
@@ -266,6 +310,8 @@ class Child:
 
         The first answer is kept: a child restarted after a timeout is not asked again.
         """
+        if self._awaiting_source:
+            raise RuntimeError("a child started ahead loads only once it is given its submission (assign)")
         if self._load is None:
             if self._process is None:
                 self._start()
@@ -283,9 +329,10 @@ class Child:
             self._workdir = Path(tempfile.mkdtemp(prefix="menace-"))
             for name in ("harness.pyc", "wire.pyc"):
                 shutil.copyfile(compiled_harness() / name, self._workdir / name)
-            (self._workdir / "submission.py").write_text(self.source, encoding="utf-8")
-            for path in (self._workdir, *self._workdir.iterdir()):
-                path.chmod(0o755 if path.is_dir() else 0o644)
+                (self._workdir / name).chmod(0o644)
+            self._workdir.chmod(0o755)
+            if not self._awaiting_source:
+                self._write_submission(self._workdir)
         self._close_errors()
         # The sandbox's own complaints (bwrap, or Python failing to start) land here; the
         # harness points fd 2 at /dev/null before any student code runs.
@@ -315,10 +362,20 @@ class Child:
         # The first message says which nonce the ready message must carry. The harness
         # reads it before any student code runs; the pipe is empty, so this cannot block.
         self._load_nonce = secrets.token_hex(16)
+        self._pending_hello = self._hello()
+
+    def _write_submission(self, workdir: Path) -> None:
+        """Put the submission where the harness reads it (``/box`` shows the folder as it is now)."""
+        path = workdir / "submission.py"
+        path.write_text(self.source, encoding="utf-8")
+        path.chmod(0o644)
+
+    def _hello(self) -> bytes:
+        """The first message: the nonce the ready message must carry, and a notebook's cells."""
         hello: dict[str, Any] = {"nonce": self._load_nonce}
         if self.cells is not None:  # through the pipe: a notebook's cells may be too many for argv
             hello["cells"] = [list(span) for span in self.cells]
-        self._pending_hello = wire.pack(hello)
+        return wire.pack(hello)
 
     def _await_ready(self, seconds: float) -> LoadOutcome:
         """Wait for the ready message, charging the wait to the budget."""
