@@ -1,4 +1,4 @@
-"""What the spare sandbox saves one check: a grader that starts the next child ahead, next to one that does not.
+"""What the spare sandbox saves a check: a grader that starts the next child ahead, beside one that does not.
 
 Two pools of one grader process each (:mod:`menace_course.pool`), as the check service's
 graders run: one keeps a spare (``sandbox/spare.py``, the default), the other is told not

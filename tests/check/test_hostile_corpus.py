@@ -275,6 +275,37 @@ def test_nothing_a_submission_started_is_left_running(aftermath):
     assert aftermath.marked_processes == []
 
 
+def test_graded_in_grader_processes_that_keep_spare_sandboxes_every_file_gets_the_same_verdict(
+    aftermath, tmp_path
+):
+    # menace grade checks file after file in each grader process, so every file after a
+    # grader's first runs in a sandbox started before it came (sandbox/spare.py): the verdicts
+    # must be those of a sandbox started for the file (each `menace check` above).
+    names = sorted(name for name, run in aftermath.runs.items() if run.slug == "after_game")
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    for name in names:
+        (submissions / f"{name}.py").write_bytes((aftermath.workdir / f"{name}.py").read_bytes())
+    out = tmp_path / "graded"
+    argv = [sys.executable, "-m", "menace_course", "grade", str(submissions), "--challenge", "after_game"]
+    argv += ["--out", str(out), "--jobs", "2", "--course", str(REPO)]
+    done = subprocess.run(
+        argv, cwd=aftermath.workdir, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    graded = {}
+    for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        graded[record["grading"]["student"]] = record
+
+    def verdict(report: dict) -> tuple:
+        return report["status"], report["score"], [(t["name"], t["outcome"]) for t in report["tests"]]
+
+    assert sorted(graded) == names
+    differing = {n: (verdict(graded[n]), verdict(aftermath.runs[n].report)) for n in names}
+    assert {n: pair for n, pair in differing.items() if pair[0] != pair[1]} == {}
+
+
 def test_every_hostile_file_says_what_it_tries_on_its_first_line():
     for path in hostile_files():
         if path.stem == "empty_file":
