@@ -200,7 +200,7 @@ def serve(ctx: click.Context, /, config_file: Path | None, accept_no_sandbox: bo
     Stop with Ctrl-C: checks accepted and not finished run again at the next start.
     """
     if ctx.invoked_subcommand is not None:
-        return 0
+        return 0  # the subcommand (export) has options of its own; serve's settings are not its
     config = _config(ctx, given(values, "serve"), accept_no_sandbox)
     from menace_course.service.db.engine import describe
 

@@ -11,6 +11,7 @@ only what was set somewhere and the dataclass supplies the rest.
 
 from __future__ import annotations
 
+import functools
 import os
 import typing
 from collections.abc import Callable
@@ -96,12 +97,50 @@ class SettingOption(click.Option):
             source = ctx.get_parameter_source(self.name)
             about = next(a for i, a, _ in settings() if i.name == self.name)
             if source is click.core.ParameterSource.ENVIRONMENT:
-                raise UsageError(f"{about.env}={os.environ.get(about.env, '')!r}: {error.message}") from error
-            if source is click.core.ParameterSource.DEFAULT_MAP:
+                problem = UsageError(f"{about.env}={os.environ.get(about.env, '')!r}: {error.message}")
+            elif source is click.core.ParameterSource.DEFAULT_MAP:
                 shown = list(value) if isinstance(value, tuple) else value
                 where = ctx.meta.get(CONFIG_FILE)
-                raise UsageError(f"{where}: {about.name} = {shown!r}: {error.message}") from error
-            raise
+                problem = UsageError(f"{where}: {about.name} = {shown!r}: {error.message}")
+            else:
+                raise
+            _refuse_or_defer(ctx, problem, error)
+            return None
+
+
+#: Where a group's bad setting waits (``menace serve``'s, for ``menace serve export``).
+DEFERRED = "menace.deferred_setting_error"
+
+
+def _refuse_or_defer(ctx: click.Context, problem: UsageError, cause: Exception) -> None:
+    """Refuse a bad setting from the environment or the config file now, or, for a group, later.
+
+    A group's settings (``menace serve``'s) are read before click knows which subcommand
+    runs; they belong to the group's own command, not to its subcommands (``menace serve
+    export`` has no port), so they are refused when the group itself runs (:func:`_refusing_deferred`).
+    """
+    if isinstance(ctx.command, click.Group):
+        ctx.meta.setdefault(DEFERRED, problem)
+        return
+    raise problem from cause
+
+
+def _refusing_deferred(function: F) -> F:
+    """``function``, first raising the bad setting a group put off, when no subcommand runs.
+
+    Every command with settings gets this through :func:`settings_options`, so no group
+    can forget it: a bad setting is refused by the command it belongs to, never skipped.
+    """
+
+    @functools.wraps(function)
+    def refusing(*args: Any, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        problem = ctx.meta.get(DEFERRED)
+        if problem is not None and ctx.invoked_subcommand is None:
+            raise problem
+        return function(*args, **kwargs)
+
+    return typing.cast(F, refusing)
 
 
 #: Where the config file's path is kept in the context (for messages).
@@ -115,7 +154,8 @@ def _read_config(ctx: click.Context, param: click.Parameter, value: Path | None)
     try:
         found = read_file(value)
     except ConfigFileError as error:
-        raise UsageError(str(error)) from error
+        _refuse_or_defer(ctx, UsageError(str(error)), error)
+        return None
     assert ctx.command.name is not None
     mine = {item.name for item, _, _ in settings(ctx.command.name)}
     ctx.meta[CONFIG_FILE] = value
@@ -130,6 +170,7 @@ def settings_options(command: str) -> Callable[[F], F]:
     """Every setting of ``command`` as an option, and ``--config FILE`` (read first)."""
 
     def decorate(function: F) -> F:
+        function = _refusing_deferred(function)
         for item, about, python_type in reversed(settings(command)):
             function = _option(item, about, python_type)(function)
         return click.option(

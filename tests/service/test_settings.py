@@ -133,3 +133,19 @@ def test_a_bad_environment_variable_is_one_line_naming_it_and_exit_2(
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert message in done.stderr
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"MENACE_PORT": "eighty"}, {"MENACE_CONFIG": "/nonexistent/menace.toml"}],
+    ids=["port", "config"],
+)
+def test_a_bad_setting_of_the_service_does_not_stop_its_export(env: dict[str, str], tmp_path: Path) -> None:
+    # The export has no port and reads no service config: the setting is serve's own, and
+    # `menace serve` alone still refuses it (the test above).
+    out = tmp_path / "grades"
+    database = f"sqlite:///{tmp_path / 'service.sqlite3'}"
+    args = ("--challenge", "after_game", "--out", str(out), "--db", database, "--course", str(REPO))
+    done = menace("serve", "export", *args, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (out / "grades.csv").is_file()
