@@ -225,7 +225,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         click.echo(f"menace: {error}", err=True)
         sys.exit(error.exit_code)
     except click.exceptions.Abort:
-        click.echo("menace: stopped.", err=True)
+        from menace_course.language import gettext as _
+
+        click.echo(_("menace: stopped."), err=True)
         sys.exit(130)
     except click.ClickException as error:
         error.show()

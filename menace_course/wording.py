@@ -99,6 +99,24 @@ TOO_LARGE_NOTE = N_(
     "what it gave back (the value, and the arguments as it left them) came to more than %(cap)s, "
     "the most one reply from the sandbox may hold"
 )
+#: Why a file could not be read at all (a report's ``load_problem.message`` when no test ran).
+UNREADABLE_OPEN = N_("the file could not be opened (%(why)s)")
+UNREADABLE_READ = N_("the file could not be read (%(why)s)")
+UNREADABLE_NOT_REGULAR = N_("it is not a regular file")
+UNREADABLE_TOO_BIG = N_("the file is larger than %(kb)s KB")
+UNREADABLE_BINARY = N_("the file is not text (it looks like a binary file)")
+UNREADABLE_NOTEBOOK = N_("the notebook could not be read: %(error)s")
+UNREADABLE_PYTHON = N_("Python could not read it: %(error)s")
+#: What a report notes about how a file was read (``notices``).
+READ_AS_UTF16 = N_("The file is saved as UTF-16; it was read as such.")
+READ_AS_CP1252 = N_(
+    "The file is not saved as UTF-8 (it looks like Windows-1252); it was read anyway. "
+    "Save it as UTF-8 to be sure Python reads it the same way."
+)
+#: A test's note when the student's code ended Python with an exit code.
+EXIT_CODE = N_("exit code %(code)s")
+#: A visible test's note when the test's own code could not use what the function gave back.
+COULD_NOT_USE = N_("the test could not use it: %(error)s")
 LOAD_MESSAGES = (
     LOAD_TOO_MUCH,
     LOAD_SIGNATURE_ONE,
@@ -157,6 +175,17 @@ _PATTERNS = [
         LENGTH_DIFFERS,
         DEFINED_INSTEAD,
         TOO_LARGE_NOTE,
+        UNREADABLE_OPEN,
+        UNREADABLE_READ,
+        UNREADABLE_NOT_REGULAR,
+        UNREADABLE_TOO_BIG,
+        UNREADABLE_BINARY,
+        UNREADABLE_NOTEBOOK,
+        UNREADABLE_PYTHON,
+        READ_AS_UTF16,
+        READ_AS_CP1252,
+        EXIT_CODE,
+        COULD_NOT_USE,
     )
 ]
 

@@ -81,11 +81,14 @@ def _slug(path: Path) -> str:
 
 
 def menace_zh(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``menace ARGS --lang zh_TW``, with no language of the caller's and the warm checker off."""
+    """``menace ARGS --lang zh_TW`` (``step``, which has no ``--lang``: ``LANGUAGE=zh_TW``), with no
+    language of the caller's and the warm checker off."""
     env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
     env["MENACE_WARM"] = "off"
+    env["LANGUAGE"] = "zh_TW"
+    lang = () if args[0] == "step" else ("--lang", "zh_TW")
     return subprocess.run(
-        [sys.executable, "-m", "menace_course", *args, "--lang", "zh_TW"],
+        [sys.executable, "-m", "menace_course", *args, *lang],
         cwd=cwd or REPO,
         env=env,
         capture_output=True,
@@ -110,6 +113,11 @@ def course_words() -> tuple[str, ...]:
     return tuple(sorted(words, key=len, reverse=True))
 
 
+#: What a student types or names, which is never translated: commands and their options, names
+#: with an underscore (challenges, functions), quoted values and web addresses.
+TYPED = re.compile(
+    r"\bmenace(?: [\w./-]+)+|--[\w-]+(?: [A-Z]+\b)?|\b\w+_\w+\b(?!\()|'[^'\n]*'|\b\w+://\S+|\b[\w-]+\.(?:py|ipynb)\b"
+)
 #: Python's own message after an error's kind (``ValueError: ...``), and a traceback's frame.
 #: A call as the feedback shows it: ``after_game([4, 4, 0], 4, 'win')``.
 CALL = re.compile(r"[A-Za-z_]\w*\(")
@@ -130,7 +138,7 @@ def students_part_removed(text: str, source: str = "") -> str:
         bare = LINE_OF.sub("", line.strip().strip("`|>").strip()).replace("\\_", "_")
         if bare and (bare in source or CALL.match(bare)):
             continue  # a line of the student's code, of what it printed, or a call with its values
-        kept.append(OPAQUE.sub(" ", PYTHONS_OWN.sub(" ", line)))
+        kept.append(TYPED.sub(" ", OPAQUE.sub(" ", PYTHONS_OWN.sub(" ", line))))
     return "\n".join(kept)
 
 
@@ -138,7 +146,9 @@ def _check_both_formats(path: Path) -> tuple[Path, str]:
     sandbox = "bwrap" if path.parent.name == "hostile" else "process"
     said = []
     for output in ("text", "markdown"):
-        done = menace_zh("check", str(path), "--challenge", _slug(path), "--sandbox", sandbox, "--format", output)
+        done = menace_zh(
+            "check", str(path), "--challenge", _slug(path), "--sandbox", sandbox, "--format", output
+        )
         said.append(done.stdout + done.stderr)
     return path, "\n".join(said)
 
@@ -217,5 +227,7 @@ def test_the_detector_catches_a_sentence_built_without_gettext():
     assert english_left(students_part_removed(said)) == ["the file is larger than"]
     # ...while the student's own code, titles and Python's message are not.
     code = "def after_game(beads, square, result):\n    return beads  # leave it as it was\n"
-    said = "✗ Back into the box\n    return beads  # leave it as it was\nValueError: list index out of range\n"
+    said = (
+        "✗ Back into the box\n    return beads  # leave it as it was\nValueError: list index out of range\n"
+    )
     assert english_left(students_part_removed(said, code)) == []
