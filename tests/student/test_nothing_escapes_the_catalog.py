@@ -121,11 +121,13 @@ TYPED = re.compile(
 #: Python's own message after an error's kind (``ValueError: ...``), and a traceback's frame.
 #: A call as the feedback shows it: ``after_game([4, 4, 0], 4, 'win')``.
 CALL = re.compile(r"[A-Za-z_]\w*\(")
-#: Where a line of the student's code is named (``第 5 行: ``), before the line itself.
-LINE_OF = re.compile(r"^第 \d+ (?:行|格)[:：]?\s*")
+#: Where a line of the student's code is named (``第 5 行: ``, ``第 2 格，第 1 行，在 f 中: ``), before it.
+LINE_OF = re.compile(r"^第 \d+ (?:行|格)[^:：]*[:：]\s*")
 #: A value the sandbox could not send whole, in its own words (``<an integer with about 5000 digits>``).
 OPAQUE = re.compile(r"<[^<>]*>")
-PYTHONS_OWN = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b:?.*|File \"[^\"]*\".*")
+PYTHONS_OWN = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::.*| \([^()]*\))?|File \"[^\"]*\".*"
+)
 
 
 def students_part_removed(text: str, source: str = "") -> str:
@@ -231,3 +233,56 @@ def test_the_detector_catches_a_sentence_built_without_gettext():
         "✗ Back into the box\n    return beads  # leave it as it was\nValueError: list index out of range\n"
     )
     assert english_left(students_part_removed(said, code)) == []
+
+
+def _notebook(*cells: tuple[str, str]) -> str:
+    import json
+
+    return json.dumps(
+        {
+            "cells": [
+                {
+                    "cell_type": kind,
+                    "metadata": {},
+                    "source": text,
+                    **({"outputs": []} if kind == "code" else {}),
+                }
+                for kind, text in cells
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
+
+
+RIGHT = (
+    "def after_game(beads, square, result):\n    new = list(beads)\n"
+    "    new[square] = max(0, new[square] + {'win': 3, 'draw': 1, 'loss': -1}[result])\n    return new\n"
+)
+NOTEBOOKS = {
+    "a cell that stops with an error": _notebook(("code", RIGHT), ("code", "after_game(beads, 4, 'win')")),
+    "IPython lines": _notebook(("code", "%matplotlib inline\n!ls\n" + RIGHT)),
+    "a syntax error in a cell": _notebook(
+        ("code", "def after_game(beads, square, result)\n    return beads\n")
+    ),
+    "a loop in a cell": _notebook(("code", RIGHT), ("code", "while True:\n    pass")),
+    "not a notebook": '{"cells": 3}',
+    "an old notebook": '{"cells": [], "nbformat": 3}',
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("output", ["text", "markdown"])
+def test_no_english_sentence_is_left_in_a_check_of_a_notebook_in_chinese(tmp_path, output):
+    left = {}
+    for case, book in NOTEBOOKS.items():
+        path = tmp_path / "after_game.ipynb"
+        path.write_text(book)
+        done = menace_zh("check", str(path), "--sandbox", "process", "--format", output, cwd=tmp_path)
+        said = done.stdout + done.stderr
+        assert said.strip() and "Traceback" not in said, (case, said)
+        found = english_left(students_part_removed(said, book + "\n" + book.replace("\\n", "\n")))
+        if found:
+            left[case] = found
+    assert left == {}
