@@ -2,7 +2,7 @@
 
 The other language tests look at one template or one problem at a time; this one looks at
 everything the commands print, as a student runs them: ``menace check --lang zh_TW`` on
-submissions of the corpus (``tests/corpus``), in text and markdown, and the error paths a
+submissions of the corpus (``tests/corpus``) and on notebooks, in text and markdown, and the error paths a
 student meets (no such file, a file that is not a ``.py``, an unknown challenge, a folder
 with two answers, an unreadable file, an unreachable ``--server``, ``menace start`` and
 ``show``). Their stdout and stderr, with what is rightly in Latin letters taken out (the
