@@ -46,6 +46,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "warm": ("menace_course.commands.warm", "warm", "See or stop the warm checker that speeds up checks."),
 }
 
+#: The commands a student runs: they speak ``--lang``'s language, else the environment's
+#: (:mod:`menace_course.language`). Every other command (an instructor's, an author's, the
+#: service's) speaks English whatever the machine's ``LANG``, as its logs and pages do.
+STUDENT_COMMANDS = frozenset({"check", "start", "show", "step", "list", "experiment", "warm"})
+
 #: command name -> the extras it cannot run without (see :mod:`menace_course.extras`). A
 #: command whose extra is missing is left out of ``--help`` (a line says what to install)
 #: and answers, whatever its arguments, with that line and exit 2.
@@ -219,13 +224,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     and this is the one place where the process ends.
     """
     args = list(argv) if argv is not None else None
+    words = [arg for arg in (sys.argv[1:] if args is None else args) if not arg.startswith("-")]
+    if not words or words[0] in STUDENT_COMMANDS:
+        _run(args)
+        return
+    from menace_course import language
+
+    speaking = language.use(language.ENGLISH)
+    try:
+        _run(args)
+    finally:
+        language.reset(speaking)  # run in-process (the tests), the caller keeps its language
+
+
+def _run(args: list[str] | None) -> None:
+    """Run the command line ``args`` (``sys.argv``'s when None) and end the process with its code."""
     try:
         result = cli.main(args=args, standalone_mode=False)
     except MenaceError as error:
         click.echo(f"menace: {error}", err=True)
         sys.exit(error.exit_code)
     except click.exceptions.Abort:
-        click.echo("menace: stopped.", err=True)
+        from menace_course.language import gettext as _
+
+        click.echo(_("menace: stopped."), err=True)
         sys.exit(130)
     except click.ClickException as error:
         error.show()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from menace_course.errors import CourseError
+from menace_course.language import gettext as _
 
 #: Where an installed wheel or kit keeps its copy of the public course.
 BUNDLED_COURSE = Path(__file__).resolve().parent / "_course"
@@ -66,7 +67,8 @@ def find_course(explicit: Path | None = None, start: Path | None = None) -> Cour
         folder = explicit.expanduser().resolve()
         if not _is_course(folder):
             raise CourseError(
-                f"{explicit} is not a course folder (it needs challenges/ and feedback_templates/)"
+                _("%(folder)s is not a course folder (it needs challenges/ and feedback_templates/)")
+                % {"folder": explicit}
             )
         return Course(folder)
     here = (start or Path.cwd()).resolve()
@@ -77,6 +79,8 @@ def find_course(explicit: Path | None = None, start: Path | None = None) -> Cour
         if _is_course(installed):
             return Course(installed)
     raise CourseError(
-        "no course found here or above, and none is installed; "
-        "run inside the course folder or pass --course DIR"
+        _(
+            "no course found here or above, and none is installed; "
+            "run inside the course folder or pass --course DIR"
+        )
     )

@@ -39,12 +39,21 @@ class UnknownChallenge(UsageError):
         known = sorted(known)
         import difflib  # only when a name needs a suggestion: off every start path
 
+        from menace_course.language import gettext as _
+
         close = difflib.get_close_matches(slug, known, n=3, cutoff=0.5)
-        message = f"no challenge named {slug!r}"
         if close:
-            message += f"; did you mean {' or '.join(repr(c) for c in close)}?"
+            message = _("no challenge named %(slug)r; did you mean %(close)s?") % {
+                "slug": slug,
+                "close": _(" or ").join(repr(c) for c in close),
+            }
         elif known:
-            message += f"; the challenges are: {', '.join(known)}"
+            message = _("no challenge named %(slug)r; the challenges are: %(known)s") % {
+                "slug": slug,
+                "known": ", ".join(known),
+            }
+        else:
+            message = _("no challenge named %(slug)r") % {"slug": slug}
         super().__init__(message)
         self.slug = slug
         self.suggestions = close

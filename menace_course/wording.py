@@ -99,6 +99,73 @@ TOO_LARGE_NOTE = N_(
     "what it gave back (the value, and the arguments as it left them) came to more than %(cap)s, "
     "the most one reply from the sandbox may hold"
 )
+#: Why a file could not be read at all (a report's ``load_problem.message`` when no test ran).
+UNREADABLE_OPEN = N_("the file could not be opened (%(why)s)")
+UNREADABLE_READ = N_("the file could not be read (%(why)s)")
+UNREADABLE_NOT_REGULAR = N_("it is not a regular file")
+UNREADABLE_TOO_BIG = N_("the file is larger than %(kb)s KB")
+UNREADABLE_BINARY = N_("the file is not text (it looks like a binary file)")
+UNREADABLE_NOTEBOOK = N_("the notebook could not be read: %(error)s")
+UNREADABLE_PYTHON = N_("Python could not read it: %(error)s")
+#: What a report notes about how a file was read (``notices``).
+READ_AS_UTF16 = N_("The file is saved as UTF-16; it was read as such.")
+READ_AS_CP1252 = N_(
+    "The file is not saved as UTF-8 (it looks like Windows-1252); it was read anyway. "
+    "Save it as UTF-8 to be sure Python reads it the same way."
+)
+#: A test's note when the student's code ended Python with an exit code.
+EXIT_CODE = N_("exit code %(code)s")
+#: A visible test's note when the test's own code could not use what the function gave back.
+COULD_NOT_USE = N_("the test could not use it: %(error)s")
+#: What a notebook's notices say (``menace_course.checking.notebook``): ``%(where)s`` is
+#: :data:`CELL_AT` or :data:`CELL_LINE_AT`, ``%(error)s`` a builtin kind with Python's message.
+CELL_AT = N_("cell %(cell)s")
+CELL_LINE_AT = N_("cell %(cell)s, line %(line)s")
+CELL_STOPPED_UNKNOWN = N_(
+    "%(where)s stopped with an error when the checker ran the cells from the top; "
+    "the rest of that cell was left out, and the other cells were checked."
+)
+CELL_STOPPED = N_(
+    "%(where)s stopped with %(error)s when the checker ran the cells from the top; "
+    "the rest of that cell was left out, and the other cells were checked."
+)
+CELLS_MORE = N_("… and %(more)s more cells stopped with an error; each stopped there, and the next cell ran.")
+RUN_ALL_ADVICE = N_(
+    "Jupyter keeps what earlier runs defined, in whatever order the cells were run. "
+    "Kernel → Restart & Run All runs every cell once, in order, as the checker does, and shows "
+    "these errors where they happen."
+)
+#: IPython's lines the checker left out of a notebook (``%(magic)s``: ``%%timeit``, say).
+IPYTHON_CELL_KEPT = N_(
+    "cell %(cell)s starts with %(magic)s, which is IPython's, not Python: "
+    "the checker ran the cell's code without that line."
+)
+IPYTHON_CELL_NAMED = N_(
+    "cell %(cell)s is a %(magic)s cell, which IPython runs, not Python: the checker left it out."
+)
+IPYTHON_CELL_UNNAMED = N_(
+    "cell %(cell)s is an IPython cell magic (%%%%), which IPython runs, not Python: the checker left it out."
+)
+IPYTHON_LINE = N_(
+    "cell %(cell)s, line %(line)s: %(what)s is IPython's, not Python: the checker left that line out."
+)
+IPYTHON_MORE = N_("… and %(more)s more IPython lines, the same way.")
+IPYTHON_MAGIC = N_("the IPython magic %(magic)s")
+IPYTHON_MAGIC_UNNAMED = N_("an IPython magic (%%)")
+IPYTHON_SHELL = N_("a shell command (!)")
+IPYTHON_HELP = N_("a help request (?)")
+IPYTHON_SHORTCUT = N_("an IPython shortcut")
+#: Why a notebook could not be read (the ``%(error)s`` of :data:`UNREADABLE_NOTEBOOK`).
+NOTEBOOK_SURROGATES = N_("a cell holds characters that are not valid text (lone surrogates)")
+NOTEBOOK_TOO_DEEP = N_("it is nested too deeply to be a notebook")
+NOTEBOOK_NOT_JSON = N_("it is not valid JSON")
+NOTEBOOK_NOT_A_NOTEBOOK = N_("it is not a notebook (the file is JSON, but not a notebook's)")
+NOTEBOOK_OLD = N_("it is in an old notebook format (nbformat 3); open it in Jupyter and save it again")
+NOTEBOOK_NO_CELLS = N_("it has no list of cells")
+NOTEBOOK_NOT_A_CELL = N_("cell %(cell)s is not a cell")
+NOTEBOOK_NO_KIND = N_("cell %(cell)s has no cell_type")
+NOTEBOOK_NO_SOURCE = N_("cell %(cell)s has no source")
+NOTEBOOK_SOURCE_NOT_TEXT = N_("the source of cell %(cell)s is not text")
 LOAD_MESSAGES = (
     LOAD_TOO_MUCH,
     LOAD_SIGNATURE_ONE,
@@ -144,7 +211,10 @@ MESSAGES: dict[str, str] = {p.value: message(p) for p in Problem}
 
 def _pattern(text: str) -> re.Pattern[str]:
     parts = re.split(r"%\((\w+)\)s", text)
-    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    # A literal ``%%`` in an id is one ``%`` in the text it made.
+    regex = "".join(
+        re.escape(p.replace("%%", "%")) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)
+    )
     return re.compile(regex + r"\Z", re.DOTALL)
 
 
@@ -157,6 +227,35 @@ _PATTERNS = [
         LENGTH_DIFFERS,
         DEFINED_INSTEAD,
         TOO_LARGE_NOTE,
+        UNREADABLE_OPEN,
+        UNREADABLE_READ,
+        UNREADABLE_NOT_REGULAR,
+        UNREADABLE_TOO_BIG,
+        UNREADABLE_BINARY,
+        UNREADABLE_NOTEBOOK,
+        UNREADABLE_PYTHON,
+        READ_AS_UTF16,
+        READ_AS_CP1252,
+        EXIT_CODE,
+        COULD_NOT_USE,
+        # The notebook's: a sentence without values before the one with them that would match it too.
+        CELL_STOPPED_UNKNOWN,
+        CELL_STOPPED,
+        CELLS_MORE,
+        RUN_ALL_ADVICE,
+        IPYTHON_CELL_KEPT,
+        IPYTHON_CELL_UNNAMED,
+        IPYTHON_CELL_NAMED,
+        IPYTHON_LINE,
+        IPYTHON_MORE,
+        IPYTHON_MAGIC_UNNAMED,
+        IPYTHON_MAGIC,
+        NOTEBOOK_NOT_A_CELL,
+        NOTEBOOK_NO_KIND,
+        NOTEBOOK_NO_SOURCE,
+        NOTEBOOK_SOURCE_NOT_TEXT,
+        CELL_LINE_AT,
+        CELL_AT,
     )
 ]
 
@@ -164,14 +263,23 @@ _PATTERNS = [
 def reworded(text: str, gettext: Callable[[str], str]) -> str:
     """A stored English message (one of :data:`LOAD_MESSAGES`, a note) in the language of ``gettext``.
 
+    A value in it that is itself one of these messages (the cell a notebook's notice names,
+    the notebook's reason it cannot be read) is worded again the same way.
+
     >>> reworded("a.py stopped Python while it was loading", str.upper)
     '%(FILE)S STOPPED PYTHON WHILE IT WAS LOADING'
     """
     for message_id, pattern in _PATTERNS:
         found = pattern.match(text)
         if found:
+            values = {name: _reworded_value(value, gettext) for name, value in found.groupdict().items()}
             try:
-                return gettext(message_id) % found.groupdict()
+                return gettext(message_id) % values
             except (KeyError, ValueError, TypeError):  # a translation that names other values
                 return text
     return gettext(text)
+
+
+def _reworded_value(value: str, gettext: Callable[[str], str]) -> str:
+    """A value matched in a stored message, worded again: a message in the language, else as it is."""
+    return reworded(value, gettext)

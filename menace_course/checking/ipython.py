@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from menace_course import wording
+
 #: Cell magics whose body IPython runs as Python, in the notebook's own namespace.
 PYTHON_BODY_MAGICS = frozenset({"time", "capture"})
 #: A magic's name, as safe to repeat to the student.
@@ -46,12 +48,16 @@ class Change:
     def describe(self) -> str:
         """What was left out, in a few words (``the magic %timeit``)."""
         if self.kind == "magic":
-            return f"the IPython magic %{self.name}" if self.name else "an IPython magic (%)"
+            return (
+                wording.IPYTHON_MAGIC % {"magic": f"%{self.name}"}
+                if self.name
+                else wording.IPYTHON_MAGIC_UNNAMED % {}
+            )
         if self.kind == "shell command":
-            return "a shell command (!)"
+            return wording.IPYTHON_SHELL
         if self.kind == "help":
-            return "a help request (?)"
-        return "an IPython shortcut"
+            return wording.IPYTHON_HELP
+        return wording.IPYTHON_SHORTCUT
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 from menace_course import wording
 from menace_course.checking.notebook import Cells, notebook_code
 from menace_course.errors import UsageError
+from menace_course.language import gettext as _
 from menace_course.models import Detail, Line, LoadProblem, Problem, Status
 
 MAX_BYTES = 512 * 1024
@@ -45,21 +46,21 @@ def read_submission(path: Path) -> Source:
         UsageError: the path does not exist or is a folder (the user's mistake, exit 2).
     """
     if not path.exists():
-        raise UsageError(f"no such file: {path}")
+        raise UsageError(_("no such file: %(path)s") % {"path": path})
     if path.is_dir():
-        raise UsageError(f"{path} is a folder; give the file with your function in it")
+        raise UsageError(_("%(path)s is a folder; give the file with your function in it") % {"path": path})
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer that never comes.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
-        return _unreadable(path, f"the file could not be opened ({error.strerror})")
+        return _unreadable(path, wording.UNREADABLE_OPEN % {"why": error.strerror})
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return _unreadable(path, "it is not a regular file")
+            return _unreadable(path, wording.UNREADABLE_NOT_REGULAR)
         try:
             raw = handle.read(MAX_BYTES + 1)
         except OSError as error:
-            return _unreadable(path, f"the file could not be read ({error.strerror})")
+            return _unreadable(path, wording.UNREADABLE_READ % {"why": error.strerror})
     return decode_submission(path, raw)
 
 
@@ -76,15 +77,15 @@ def read_bytes(filename: str, data: bytes) -> Source:
 def decode_submission(path: Path, raw: bytes) -> Source:
     """Decode and parse a submission's bytes; ``path`` names it (and says if it is a notebook)."""
     if len(raw) > MAX_BYTES:
-        return _unreadable(path, f"the file is larger than {MAX_BYTES // 1024} KB")
+        return _unreadable(path, wording.UNREADABLE_TOO_BIG % {"kb": MAX_BYTES // 1024})
     text, notices = _decode(raw)
     if text is None:
-        return _unreadable(path, "the file is not text (it looks like a binary file)")
+        return _unreadable(path, wording.UNREADABLE_BINARY)
     if path.suffix.lower() == ".ipynb":
         try:
             book = notebook_code(text)
         except ValueError as error:
-            return _unreadable(path, f"the notebook could not be read: {error}")
+            return _unreadable(path, wording.UNREADABLE_NOTEBOOK % {"error": error})
         return _parse_cells(path, book.text, book.cells, (*notices, *book.notices))
     return _parse(path, text, notices)
 
@@ -98,7 +99,7 @@ def _decode(raw: bytes) -> tuple[str | None, tuple[str, ...]]:
         return None, ()
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            return raw.decode("utf-16"), ("The file is saved as UTF-16; it was read as such.",)
+            return raw.decode("utf-16"), (wording.READ_AS_UTF16,)
         except UnicodeDecodeError:
             return None, ()
     try:
@@ -107,16 +108,13 @@ def _decode(raw: bytes) -> tuple[str | None, tuple[str, ...]]:
     except (SyntaxError, UnicodeDecodeError, LookupError):
         pass
     text = raw.decode("cp1252", errors="replace")
-    return text, (
-        "The file is not saved as UTF-8 (it looks like Windows-1252); it was read anyway. "
-        "Save it as UTF-8 to be sure Python reads it the same way.",
-    )
+    return text, (wording.READ_AS_CP1252,)
 
 
 def _parse_cells(path: Path, text: str, cells: Cells, notices: tuple[str, ...]) -> Source:
     """A notebook's code, parsed cell by cell (as Jupyter runs it); a syntax error names its line."""
     defined: set[str] = set()
-    for (first, _, _), cell in zip(cells.spans, cells.cell_texts(text), strict=True):
+    for (first, _end, _stop), cell in zip(cells.spans, cells.cell_texts(text), strict=True):
         try:
             tree = ast.parse(cell, filename=path.name)
         except SyntaxError as error:
@@ -124,7 +122,9 @@ def _parse_cells(path: Path, text: str, cells: Cells, notices: tuple[str, ...]) 
                 error.lineno += first - 1  # the joined code's line: named by cell in the report
             return replace(_syntax_error(path, text, notices, error), cells=cells)
         except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
-            return Source(path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}"))
+            return Source(
+                path, text, Status.UNREADABLE, LoadProblem(wording.UNREADABLE_PYTHON % {"error": error})
+            )
         defined |= _defined_names(tree)
     return Source(path, text, Status.CHECKED, defined=frozenset(defined), notices=notices, cells=cells)
 
@@ -153,7 +153,9 @@ def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
     except SyntaxError as error:
         return _syntax_error(path, text, notices, error)
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting
-        return Source(path, text, Status.UNREADABLE, LoadProblem(f"Python could not read it: {error}"))
+        return Source(
+            path, text, Status.UNREADABLE, LoadProblem(wording.UNREADABLE_PYTHON % {"error": error})
+        )
     return Source(path, text, Status.CHECKED, defined=frozenset(_defined_names(tree)), notices=notices)
 
 

@@ -32,6 +32,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
+from menace_course import wording
 from menace_course.checking.ipython import Transformed, without_ipython
 from menace_course.models import Detail, Line, LoadProblem, SubmissionReport, TestResult
 from menace_course.sandbox.outcomes import CellError
@@ -105,8 +106,8 @@ def notebook_code(text: str) -> NotebookCode:
     try:
         code.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError("a cell holds characters that are not valid text (lone surrogates)") from None
-    return NotebookCode(code, Cells(tuple(spans)), _capped(notices, "IPython lines"))
+        raise ValueError(wording.NOTEBOOK_SURROGATES) from None
+    return NotebookCode(code, Cells(tuple(spans)), _capped(notices))
 
 
 def _code_cells(text: str) -> list[tuple[int, str]]:
@@ -118,30 +119,30 @@ def _code_cells(text: str) -> list[tuple[int, str]]:
     try:
         notebook = json.loads(text)
     except RecursionError:
-        raise ValueError("it is nested too deeply to be a notebook") from None
+        raise ValueError(wording.NOTEBOOK_TOO_DEEP) from None
     except ValueError as error:
-        raise ValueError("it is not valid JSON") from error
+        raise ValueError(wording.NOTEBOOK_NOT_JSON) from error
     if not isinstance(notebook, dict):
-        raise ValueError("it is not a notebook (the file is JSON, but not a notebook's)")
+        raise ValueError(wording.NOTEBOOK_NOT_A_NOTEBOOK)
     if "worksheets" in notebook and "cells" not in notebook:
-        raise ValueError("it is in an old notebook format (nbformat 3); open it in Jupyter and save it again")
+        raise ValueError(wording.NOTEBOOK_OLD)
     cells = notebook.get("cells")
     if not isinstance(cells, list):
-        raise ValueError("it has no list of cells")
+        raise ValueError(wording.NOTEBOOK_NO_CELLS)
     found: list[tuple[int, str]] = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
-            raise ValueError(f"cell {number} is not a cell")
+            raise ValueError(wording.NOTEBOOK_NOT_A_CELL % {"cell": number})
         kind = cell.get("cell_type")
         if not isinstance(kind, str):
-            raise ValueError(f"cell {number} has no cell_type")
+            raise ValueError(wording.NOTEBOOK_NO_KIND % {"cell": number})
         if "source" not in cell:
-            raise ValueError(f"cell {number} has no source")
+            raise ValueError(wording.NOTEBOOK_NO_SOURCE % {"cell": number})
         source = cell["source"]
         if isinstance(source, list) and all(isinstance(part, str) for part in source):
             source = "".join(source)
         if not isinstance(source, str):
-            raise ValueError(f"the source of cell {number} is not text")
+            raise ValueError(wording.NOTEBOOK_SOURCE_NOT_TEXT % {"cell": number})
         if kind == "code" and not _is_nbgrader_test(cell):
             found.append((number, source))
     return found
@@ -173,25 +174,20 @@ def _as_python(number: int, source: str, notices: list[str]) -> str:
 def _ipython_notes(number: int, changed: Transformed) -> list[str]:
     notes = []
     if changed.cell_magic is not None and changed.body_kept:
-        notes.append(
-            f"cell {number} starts with %%{changed.cell_magic}, which is IPython's, not Python: "
-            "the checker ran the cell's code without that line."
-        )
+        notes.append(wording.IPYTHON_CELL_KEPT % {"cell": number, "magic": f"%%{changed.cell_magic}"})
+    elif changed.cell_magic is not None and changed.cell_magic != "?":
+        notes.append(wording.IPYTHON_CELL_NAMED % {"cell": number, "magic": f"%%{changed.cell_magic}"})
     elif changed.cell_magic is not None:
-        name = f"a %%{changed.cell_magic} cell" if changed.cell_magic != "?" else "an IPython cell magic (%%)"
-        notes.append(f"cell {number} is {name}, which IPython runs, not Python: the checker left it out.")
+        notes.append(wording.IPYTHON_CELL_UNNAMED % {"cell": number})
     for change in changed.changes:
-        notes.append(
-            f"cell {number}, line {change.line}: {change.describe()} is IPython's, not Python: "
-            "the checker left that line out."
-        )
+        notes.append(wording.IPYTHON_LINE % {"cell": number, "line": change.line, "what": change.describe()})
     return notes
 
 
-def _capped(notes: list[str], what: str) -> tuple[str, ...]:
+def _capped(notes: list[str]) -> tuple[str, ...]:
     if len(notes) <= MAX_NOTES:
         return tuple(notes)
-    return (*notes[:MAX_NOTES], f"… and {len(notes) - MAX_NOTES} more {what}, the same way.")
+    return (*notes[:MAX_NOTES], wording.IPYTHON_MORE % {"more": len(notes) - MAX_NOTES})
 
 
 def _is_nbgrader_test(cell: dict[str, object]) -> bool:
@@ -226,29 +222,24 @@ def cell_notes(cells: Cells, errors: tuple[CellError, ...], failed: int) -> tupl
     shown = notes[:MAX_NOTES]
     more = max(failed, len(notes)) - len(shown)
     if more > 0:
-        shown.append(
-            f"… and {more} more cells stopped with an error; each stopped there, and the next cell ran."
-        )
+        shown.append(wording.CELLS_MORE % {"more": more})
     return tuple(shown)
 
 
 def _note(cell: int, line: int | None, type_name: str, message: str) -> str:
-    error = type_name if _TYPE_NAME.match(type_name) else "an error"
-    if error != "an error" and _PLAIN_MESSAGE.match(message):
-        error += f" ({message})"
-    where = f"cell {cell}, line {line}" if line is not None else f"cell {cell}"
-    return (
-        f"{where} stopped with {error} when the checker ran the cells from the top; "
-        "the rest of that cell was left out, and the other cells were checked."
+    where = (
+        wording.CELL_LINE_AT % {"cell": cell, "line": line}
+        if line is not None
+        else wording.CELL_AT % {"cell": cell}
     )
+    if not _TYPE_NAME.match(type_name):
+        return wording.CELL_STOPPED_UNKNOWN % {"where": where}
+    error = f"{type_name} ({message})" if _PLAIN_MESSAGE.match(message) else type_name
+    return wording.CELL_STOPPED % {"where": where, "error": error}
 
 
 #: Said once, after the notes on cells left out: why Jupyter did not show the error.
-RUN_ALL_ADVICE = (
-    "Jupyter keeps what earlier runs defined, in whatever order the cells were run. "
-    "Kernel → Restart & Run All runs every cell once, in order, as the checker does, and shows "
-    "these errors where they happen."
-)
+RUN_ALL_ADVICE = wording.RUN_ALL_ADVICE
 
 
 def with_notes(notices: tuple[str, ...], notes: tuple[str, ...]) -> tuple[str, ...]:

@@ -59,7 +59,9 @@ def load_problem(load: LoadOutcome, name: str) -> LoadProblem:
         assert load.exception is not None
         return too_large(load.exception.message, name, printed)
     if load.status == "crashed":
-        detail = Detail(problem=Problem.CRASHED, printed=printed, note=f"exit code {load.exit_code}")
+        detail = Detail(
+            problem=Problem.CRASHED, printed=printed, note=wording.EXIT_CODE % {"code": load.exit_code}
+        )
         return LoadProblem(wording.LOAD_CRASHED % {"file": name}, detail)
     exception = load.exception
     assert exception is not None

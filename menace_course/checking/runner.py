@@ -101,7 +101,7 @@ def _call_detail(problem: Problem, record: CallRecord | None) -> dict[str, Any]:
             values["error_message"] = outcome.exception.message
             values["traceback"] = outcome.exception.frames
         if outcome.exit_code is not None:
-            values["note"] = f"exit code {outcome.exit_code}"
+            values["note"] = wording.EXIT_CODE % {"code": outcome.exit_code}
     return values
 
 
@@ -163,7 +163,9 @@ def _detail(case: Case, error: BaseException, problem: Problem, record: CallReco
         values["note"] = wording.ARGUMENT_CHANGED % {"n": error.position + 1}
         values["got_type"] = type(error.before).__name__  # the grader's own copy: list, dict...
     elif isinstance(error, UnusableAnswer):
-        values["note"] = f"the test could not use it: {type(error.error).__name__}: {str(error.error)[:200]}"
+        values["note"] = wording.COULD_NOT_USE % {
+            "error": f"{type(error.error).__name__}: {str(error.error)[:200]}"
+        }
     elif problem in (Problem.BROKEN_RULE, Problem.DIFFERENT, Problem.FLAKY):
         values["note"] = str(error)[:300] or None
     return Detail(**values)

@@ -24,6 +24,8 @@ import click
 from menace_course.commands.options import complete_slugs, lang_option
 from menace_course.course import BUNDLED_COURSE, find_course
 from menace_course.errors import CourseError, UnknownChallenge, UsageError
+from menace_course.language import gettext as _
+from menace_course.language import ngettext
 from menace_course.lesson import pixels
 from menace_course.lesson.experiments.page_steps import COLOURS, STEPS
 from menace_course.lesson.pixels import Picture
@@ -101,11 +103,11 @@ def step(number: int, picture: Path | None, course_dir: Path | None) -> int:
     and change: menace start step3
     """
     if number not in STEPS:
-        raise UsageError(f"there is no Step {number}: the lesson has Steps 1 to 4")
+        raise UsageError(_("there is no Step %(n)s: the lesson has Steps 1 to 4") % {"n": number})
     if picture is not None and number < 3:
-        raise UsageError(f"Step {number} draws no picture; Steps 3 and 4 do")
+        raise UsageError(_("Step %(n)s draws no picture; Steps 3 and 4 do") % {"n": number})
     if picture is not None and picture.suffix.lower() not in (".png", ".svg"):
-        raise UsageError(f"--picture {picture}: the name must end in .png or .svg")
+        raise UsageError(_("--picture %(picture)s: the name must end in .png or .svg") % {"picture": picture})
     lines, pictures = run_step(number, course_dir)
     for line in lines:
         click.echo(line)
@@ -124,8 +126,11 @@ def step_files(number: int, course_dir: Path | None) -> dict[str, str]:
     program = step_program(number, course_dir)
     if program is None:
         raise CourseError(
-            f"the program of Step {number} is not installed here; "
-            "run inside the course folder or pass --course DIR"
+            _(
+                "the program of Step %(n)s is not installed here; "
+                "run inside the course folder or pass --course DIR"
+            )
+            % {"n": number}
         )
     return program_files(program)
 
@@ -152,10 +157,14 @@ def write_files(files: Mapping[str, str], folder: Path, force: bool) -> list[str
         if (folder / name).exists() and (folder / name).read_text(encoding="utf-8") != text
     ]
     if clashes and not force:
-        names, are, them = ", ".join(clashes), "are" if len(clashes) > 1 else "is", "them"
-        if len(clashes) == 1:
-            them = "it"
-        raise UsageError(f"{names} {are} already here, and different; use --force to replace {them}")
+        raise UsageError(
+            ngettext(
+                "%(names)s is already here, and different; use --force to replace it",
+                "%(names)s are already here, and different; use --force to replace them",
+                len(clashes),
+            )
+            % {"names": ", ".join(clashes)}
+        )
     written = []
     for name, text in files.items():
         target = folder / name
@@ -187,8 +196,6 @@ def start(slug: str, force: bool, course_dir: Path | None) -> int:
         python3 step3.py             runs it, with the page's numbers
     An existing file that differs is never replaced, unless you add --force.
     """
-    from menace_course.language import gettext as _
-
     found = STEP_SLUG.fullmatch(slug)
     if found:
         files = step_files(int(found.group(1)), course_dir)

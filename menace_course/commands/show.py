@@ -44,7 +44,12 @@ def show(slug: str, as_markdown: bool, course: Path | None) -> int:
     try:
         text = challenge.text.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise CourseError(f"cannot read the text of {challenge.slug}, {challenge.text}: {error}") from error
+        from menace_course.language import gettext as _
+
+        raise CourseError(
+            _("cannot read the text of %(slug)s, %(path)s: %(error)s")
+            % {"slug": challenge.slug, "path": challenge.text, "error": error}
+        ) from error
     if as_markdown or not sys.stdout.isatty():
         click.echo(text.rstrip("\n") + "\n", nl=False)
         return 0

@@ -31,6 +31,7 @@ from menace_course.service.auth import (
 from menace_course.service.db.tables import Attempt, AttemptStatus
 from menace_course.service.dispatch.waits import POLL_LIMIT, pacer, wait_for
 from menace_course.service.intake import accept, feedback
+from menace_course.service.languages import gettext as _
 from menace_course.service.openapi import build_spec, documented
 from menace_course.service.rate_limits import limiter, rate_key, submission_limit
 from menace_course.service.refusal import Refusal
@@ -142,7 +143,9 @@ def _paced(what: str, key: str) -> None:
     """
     later = pacer().too_soon(f"{what}:{key}")
     if later is not None:
-        message = f"you were asked to wait: send this again in {later} s, not sooner"
+        message = _("you were asked to wait: send this again in %(seconds)s s, not sooner") % {
+            "seconds": later
+        }
         raise Refusal(429, "too_soon", message, later)
 
 
@@ -237,7 +240,7 @@ def get_check(attempt_id: str) -> Response:
     person = who()
     attempt = _load(attempt_id)
     if attempt is None:
-        raise Refusal(404, "not_found", "no check has this id")
+        raise Refusal(404, "not_found", _("no check has this id"))
     if attempt.user_id is not None and not person.signed_in:
         raise AuthError(401, "sign in to see this check (Authorization: Bearer <token>)")
     if not person.may_see(attempt.user_id, attempt.context_id):

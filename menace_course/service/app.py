@@ -168,7 +168,11 @@ def _register_errors(app: Flask) -> None:
         refusal = as_refusal(error, app.config["MAX_CONTENT_LENGTH"] // 1024, seconds_until_allowed())
         if refusal is None:
             log.error("%s %s failed: %s", printable(request.method), printable(request.path), _where(error))
-            refusal = Refusal(500, "internal", "the service failed on this request; this is not your mistake")
+            from menace_course.service.languages import gettext as _
+
+            refusal = Refusal(
+                500, "internal", _("the service failed on this request; this is not your mistake")
+            )
         if refusal.code == "csrf":
             replaced = _signed_in_as_someone_else()
             if replaced is not None:

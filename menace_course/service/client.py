@@ -30,6 +30,7 @@ from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source, read_submission
 from menace_course.course import Course, find_course
 from menace_course.errors import CourseError, UsageError
+from menace_course.language import gettext as _
 from menace_course.models import Status, SubmissionReport
 from menace_course.student_view import student_dict, student_view
 
@@ -79,8 +80,11 @@ def service_address(server: str) -> str:
     parts = urllib.parse.urlsplit(server.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ServiceError(
-            f"--server {server!r} is not a web address: give the check service's address as your "
-            "instructor gave it, starting with https:// (or http://)"
+            _(
+                "--server %(server)r is not a web address: give the check service's address as your "
+                "instructor gave it, starting with https:// (or http://)"
+            )
+            % {"server": server}
         )
     kept: list[str] = []
     for segment in parts.path.split("/"):
@@ -116,7 +120,7 @@ class Session:
         """Sleep ``seconds`` (at most :data:`MOST_BACKOFF`), or give up if that ends past ``deadline``."""
         seconds = min(seconds, MOST_BACKOFF)
         if self.clock() + seconds > deadline:
-            raise TooBusy(f"the check service is too busy ({why}); try again later")
+            raise TooBusy(_("the check service is too busy (%(why)s); try again later") % {"why": why})
         self.sleep(seconds)
 
     def request(
@@ -169,17 +173,17 @@ def _retry_after(headers: Any, default: float) -> float:
 def _unreachable(server: str, reason: object) -> str:
     """One plain sentence for a service that cannot be reached, and what to do."""
     if isinstance(reason, ConnectionRefusedError):
-        why = "nothing answers at that address"
+        why = _("nothing answers at that address")
     elif isinstance(reason, TimeoutError | urllib.error.URLError) or "timed out" in str(reason):
-        why = "it did not answer in time"
+        why = _("it did not answer in time")
     elif "Name or service not known" in str(reason) or "nodename nor servname" in str(reason):
-        why = "that machine's name is not known"
+        why = _("that machine's name is not known")
     else:
-        why = "the connection failed"
-    return (
-        f"cannot reach the check service at {server}: {why}. Check the address your instructor "
+        why = _("the connection failed")
+    return _(
+        "cannot reach the check service at %(server)s: %(why)s. Check the address your instructor "
         "gave you, and that you are online; if it is right, the service may be down: try again later"
-    )
+    ) % {"server": server, "why": why}
 
 
 def _json(raw: bytes, url: str, strict: bool = True) -> dict[str, Any]:
@@ -190,31 +194,36 @@ def _json(raw: bytes, url: str, strict: bool = True) -> dict[str, Any]:
             return {"message": raw[:200].decode("utf-8", "replace")}
         raise ServiceError(_not_a_service(url)) from error
     if not isinstance(data, dict):
-        raise ServiceError(f"{url} answered with something that is not a check")
+        raise ServiceError(_("%(url)s answered with something that is not a check") % {"url": url})
     return data
 
 
 def _not_a_service(url: str) -> str:
-    return (
-        f"{url} is not a menace check service (it answered with a web page): give --server the "
+    return _(
+        "%(url)s is not a menace check service (it answered with a web page): give --server the "
         "address your instructor gave you, e.g. https://menace.example.edu"
-    )
+    ) % {"url": url}
 
 
 def _refused(status: int, data: dict[str, Any], server: str) -> ServiceError:
     message = str(data.get("message") or data.get("error") or f"HTTP {status}")
     if status == 401:
         return ServiceError(
-            f"the check service at {server} needs your token: set MENACE_TOKEN to the token your "
-            "instructor gave you (export MENACE_TOKEN=mc_..., then check again)"
+            _(
+                "the check service at %(server)s needs your token: set MENACE_TOKEN to the token your "
+                "instructor gave you (export MENACE_TOKEN=mc_..., then check again)"
+            )
+            % {"server": server}
         )
     if status in (404, 405) and "error" not in data:
         return ServiceError(_not_a_service(server))
     if status == 403:
-        return ServiceError(f"the check service refused: {message}")
+        return ServiceError(_("the check service refused: %(message)s") % {"message": message})
     if status == 413:
-        return ServiceError(f"the file is too large for the check service: {message}")
-    return ServiceError(f"the check service refused the check: {message}")
+        return ServiceError(
+            _("the file is too large for the check service: %(message)s") % {"message": message}
+        )
+    return ServiceError(_("the check service refused the check: %(message)s") % {"message": message})
 
 
 def submission_text(path: Path) -> str:
@@ -228,7 +237,8 @@ def submission_text(path: Path) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ServiceError(
-            f"{path.name} is not saved as UTF-8, so it cannot be sent to the check service; save it as UTF-8"
+            _("%(file)s is not saved as UTF-8, so it cannot be sent to the check service; save it as UTF-8")
+            % {"file": path.name}
         ) from error
 
 
@@ -246,9 +256,10 @@ def check_remote(
         raise _refused(status, data, session.server)
     while data.get("status") != "done":
         url = str(data.get("url") or f"/api/v1/checks/{urllib.parse.quote(str(data.get('id')))}")
-        unfinished = (
-            f"the check service has not finished after {give_up:.0f} s; see it later at {session.server}{url}"
-        )
+        unfinished = _("the check service has not finished after %(seconds)s s; see it later at %(url)s") % {
+            "seconds": f"{give_up:.0f}",
+            "url": f"{session.server}{url}",
+        }
         if session.clock() + retry_after > deadline:
             raise ServiceError(unfinished)
         if retry_after:  # the service refused to wait for us: it says when to ask again
@@ -263,13 +274,14 @@ def check_remote(
             raise _refused(status, data, session.server)
     report = data.get("report")
     if not isinstance(report, dict):
-        raise ServiceError("the check service answered without a report")
+        raise ServiceError(_("the check service answered without a report"))
     try:
         # Printed as a local check prints it: the student's view (an older service sent the whole record).
         parsed = student_view(SubmissionReport.from_dict(report))
     except (KeyError, TypeError, ValueError) as error:
         raise ServiceError(
-            f"the check service's report could not be read ({error}); update menace-course"
+            _("the check service's report could not be read (%(error)s); update menace-course")
+            % {"error": error}
         ) from error
     feedback = data.get("feedback") if output_format != "json" else None
     return RemoteCheck(parsed, feedback if isinstance(feedback, str) else None)
@@ -277,7 +289,7 @@ def check_remote(
 
 def _detect_remotely(session: Session, source: Source) -> list[str]:
     """The challenges a file answers, from the service's list (when there is no course here)."""
-    status, data, _ = session.request("GET", "/api/v1/challenges")
+    status, data, _retry = session.request("GET", "/api/v1/challenges")
     items = data.get("challenges") if status == 200 else None
     if not isinstance(items, list):
         raise _refused(status, data, session.server)
@@ -286,8 +298,11 @@ def _detect_remotely(session: Session, source: Source) -> list[str]:
     found = found or [slug for slug in functions.values() if slug == source.path.stem]
     if not found:
         raise ServiceError(
-            f"{source.path.name} defines none of the challenges' functions "
-            f"({', '.join(sorted(functions.values()))}); name the challenge with --challenge SLUG"
+            _(
+                "%(file)s defines none of the challenges' functions (%(slugs)s); "
+                "name the challenge with --challenge SLUG"
+            )
+            % {"file": source.path.name, "slugs": ", ".join(sorted(functions.values()))}
         )
     return found
 
@@ -319,7 +334,9 @@ def check_on_server(
         slugs = [c.slug for c in challenges]
     except CourseError:
         if file.is_dir():
-            raise ServiceError(f"{file} is a folder: give the file with your function in it") from None
+            raise ServiceError(
+                _("%(path)s is a folder; give the file with your function in it") % {"path": file}
+            ) from None
         source = read_submission(file)
         slugs = [slug] if slug else _detect_remotely(session, source)
     if source.status is Status.UNREADABLE:
@@ -327,7 +344,7 @@ def check_on_server(
     path = file if not file.is_dir() else file / source.path
     checks = [check_remote(session, path, name, output_format) for name in slugs]
     reports = [c.report for c in checks]
-    print(f"menace: checked on the check service at {session.server}", file=sys.stderr)
+    print(_("menace: checked on the check service at %(url)s") % {"url": session.server}, file=sys.stderr)
     if output_format == "json":
         data = [student_dict(r) for r in reports]
         sys.stdout.write(json.dumps(data[0] if len(data) == 1 else data, indent=2, ensure_ascii=False) + "\n")

@@ -31,6 +31,8 @@ from menace_course.service.auth import Who
 from menace_course.service.db.attempts import AdmissionLimits, OverLimit, admit_attempt, waiting_in
 from menace_course.service.db.tables import Attempt
 from menace_course.service.dispatch.base import CheckJob, QueueFull
+from menace_course.service.languages import gettext as _
+from menace_course.service.languages import ngettext
 from menace_course.service.refusal import Refusal
 from menace_course.service.state import ServiceState
 
@@ -46,7 +48,15 @@ def check_challenge(service: ServiceState, slug: str) -> None:
     """Refuse an unknown challenge (400), with the close matches."""
     known = slugs(service)
     if slug not in known:
-        raise Refusal(400, "unknown_challenge", str(UnknownChallenge(slug, known)))
+        from menace_course import language
+        from menace_course.service.languages import request_language
+
+        speaking = language.use(request_language())  # the refusal in the student's language
+        try:
+            message = str(UnknownChallenge(slug, known))
+        finally:
+            language.reset(speaking)
+        raise Refusal(400, "unknown_challenge", message)
 
 
 def _filename(slug: str, filename: str | None, source: str) -> str:
@@ -58,7 +68,7 @@ def _filename(slug: str, filename: str | None, source: str) -> str:
         raise Refusal(
             400,
             "bad_filename",
-            f"the file name {filename[:60]!r} is not a plain name ending in .py or .ipynb",
+            _("the file name %(name)r is not a plain name ending in .py or .ipynb") % {"name": filename[:60]},
         )
     return filename
 
@@ -73,7 +83,12 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
     name = _filename(slug, filename, source)
     size = len(source.encode("utf-8", errors="replace"))
     if size > MAX_BYTES:
-        raise Refusal(413, "too_large", f"the file is {size // 1024} KB; the limit is {MAX_BYTES // 1024} KB")
+        raise Refusal(
+            413,
+            "too_large",
+            _("the file is %(size)s KB; the limit is %(limit)s KB")
+            % {"size": size // 1024, "limit": MAX_BYTES // 1024},
+        )
     config = service.config
     limits = AdmissionLimits(
         per_lane=config.per_user_queued,
@@ -122,27 +137,45 @@ def _refusal(over: OverLimit, anonymous: bool) -> Refusal:
         return Refusal(
             429,
             "too_many_waiting",
-            f"{over.waiting} checks from your network address are waiting already (without a "
-            "sign-in the limit is per address, shared by everyone behind it); wait for them to "
-            "finish, or sign in to have a limit of your own",
+            ngettext(
+                "%(num)s check from your network address is waiting already (without a "
+                "sign-in the limit is per address, shared by everyone behind it); wait for it to "
+                "finish, or sign in to have a limit of your own",
+                "%(num)s checks from your network address are waiting already (without a "
+                "sign-in the limit is per address, shared by everyone behind it); wait for them to "
+                "finish, or sign in to have a limit of your own",
+                over.waiting,
+            )
+            % {"num": over.waiting},
             retry_after=2,
         )
     if over.which == "lane":
         return Refusal(
             429,
             "too_many_waiting",
-            f"you have {over.waiting} checks waiting already; wait for them to finish",
+            ngettext(
+                "you have %(num)s check waiting already; wait for it to finish",
+                "you have %(num)s checks waiting already; wait for them to finish",
+                over.waiting,
+            )
+            % {"num": over.waiting},
             retry_after=2,
         )
     if over.which == "shared":
         return Refusal(
             429,
             "queue_full",
-            f"{over.waiting} checks without a sign-in are waiting, the most this service takes; "
-            "sign in, or try again shortly",
+            ngettext(
+                "%(num)s check without a sign-in is waiting, the most this service takes; "
+                "sign in, or try again shortly",
+                "%(num)s checks without a sign-in are waiting, the most this service takes; "
+                "sign in, or try again shortly",
+                over.waiting,
+            )
+            % {"num": over.waiting},
             retry_after=5,
         )
-    return Refusal(429, "queue_full", "the check queue is full; try again shortly", retry_after=5)
+    return Refusal(429, "queue_full", _("the check queue is full; try again shortly"), retry_after=5)
 
 
 def feedback(service: ServiceState, report: SubmissionReport, format: Format) -> str:

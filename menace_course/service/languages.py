@@ -29,6 +29,20 @@ def request_language() -> str:
     return language.best_match(request.accept_languages.values()) or language.ENGLISH
 
 
+def gettext(message: str) -> str:
+    """``message`` in this request's language: for what an API answer says to the student (its ``message``).
+
+    The API's ``error`` code stays the same in every language; its ``message`` is the sentence
+    the browser's client and ``menace check --server`` show as they have it.
+    """
+    return language.gettext(message, request_language())
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural of a message, by ``n``, in this request's language."""
+    return language.ngettext(singular, plural, n, request_language())
+
+
 def remember_choice() -> None:
     """``?lang=zh_TW`` (or ``en``) on any page: keep that language for this browser's session."""
     asked = request.args.get("lang")

@@ -26,6 +26,8 @@ from flask_limiter.errors import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from menace_course.service.languages import gettext as _
+
 #: The ``code`` of a Werkzeug HTTP error we did not raise ourselves, by status.
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
@@ -71,9 +73,14 @@ def as_refusal(error: Exception, max_body_kb: int, rate_retry: int) -> Refusal |
     if isinstance(error, CSRFError):
         return Refusal(400, "csrf", f"the form was stale or forged ({error.description}); reload the page")
     if isinstance(error, RequestEntityTooLarge):
-        return Refusal(413, "too_large", f"the request is larger than {max_body_kb} KB")
+        return Refusal(413, "too_large", _("the request is larger than %(kb)s KB") % {"kb": max_body_kb})
     if isinstance(error, RateLimitExceeded):
-        return Refusal(429, "rate_limited", f"too many requests ({error.description}); slow down", rate_retry)
+        return Refusal(
+            429,
+            "rate_limited",
+            _("too many requests (%(limit)s); slow down") % {"limit": error.description},
+            rate_retry,
+        )
     if isinstance(error, HTTPException):
         status = error.code or 500
         return Refusal(status, HTTP_CODES.get(status, "error"), error.description or "")

@@ -21,8 +21,15 @@ if TYPE_CHECKING:
 OFF = frozenset({"0", "off", "no", "false"})
 #: Signals the client passes on to the check it waits for.
 PASSED_ON = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def N_(text: str) -> str:
+    """Mark ``text`` for the catalog (``pybabel extract -k N_``); it is translated where it is printed."""
+    return text
+
+
 #: What a student reads when the warm checker's copy ended without an exit code.
-LOST = (
+LOST = N_(
     "menace: the check stopped before it finished (the warm checker's process ended). "
     "This is not your mistake; run it again, or with MENACE_WARM=off to check without the warm checker."
 )
@@ -40,7 +47,9 @@ def main() -> None:
         try:
             code = check_warm(argv)
         except KeyboardInterrupt:  # before the check had started: nothing ran
-            print("menace: stopped.", file=sys.stderr)
+            from menace_course.language import gettext as _
+
+            print(_("menace: stopped."), file=sys.stderr)
             sys.exit(130)
         if code is not None:
             sys.exit(code)
@@ -120,7 +129,9 @@ def _check_through(connection: socket.socket, own: str, argv: list[str]) -> int 
         ended = {}
     code = ended.get("exit")
     if not isinstance(code, int):
-        print(LOST, file=sys.stderr)
+        from menace_course import language
+
+        print(language.gettext(LOST), file=sys.stderr)
         return 1
     return code
 

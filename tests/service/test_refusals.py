@@ -139,3 +139,39 @@ def test_a_page_that_is_refused_is_the_error_page_not_json(client: Any) -> None:
     answer = client.get("/no/such/page")
     assert answer.status_code == 404 and answer.mimetype == "text/html"
     assert "Not found" in answer.get_data(as_text=True)
+
+
+#: The refusals a student meets when checking, and the Chinese they read in them.
+IN_CHINESE = [
+    ({"challenge": "after_gme", "source": "x"}, "unknown_challenge", "沒有名為 'after_gme' 的題目"),
+    (
+        {"challenge": "after_game", "filename": "../x.py", "source": "x"},
+        "bad_filename",
+        "不是以 .py 或 .ipynb",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "code", "words"), IN_CHINESE, ids=[c for _, c, _ in IN_CHINESE])
+def test_a_refusals_message_is_in_the_requests_language_and_its_code_is_the_same(
+    client: Any, service_app: Any, body: dict[str, str], code: str, words: str
+) -> None:
+    # The browser's client and `menace check --server` show `message` as it is; `error` is for programs.
+    _, token = add_user(service_app)
+    chinese = _shape(
+        client.post("/api/v1/checks", json=body, headers={**bearer(token), "Accept-Language": "zh-TW"}),
+        400,
+        code,
+    )
+    english = _shape(client.post("/api/v1/checks", json=body, headers=bearer(token)), 400, code)
+    assert words in chinese["message"] and re.search(r"[A-Za-z]{3,} [a-z]{3,} [a-z]{3,}", english["message"])
+    assert not re.search(r"[a-z]{3,} [a-z]{3,} [a-z]{3,}", chinese["message"]), chinese
+
+
+def test_a_too_large_request_is_refused_in_the_requests_language(client: Any, service_app: Any) -> None:
+    _, token = add_user(service_app)
+    headers = {**bearer(token), "Accept-Language": "zh-TW,zh;q=0.9"}
+    answer = client.post(
+        "/api/v1/checks", data=b"x" * (2 * 1024 * 1024), content_type="application/json", headers=headers
+    )
+    assert _shape(answer, 413, "too_large")["message"].startswith("請求超過 ")

@@ -172,3 +172,12 @@ def test_the_whole_feedback_in_zh_tw_has_no_english_sentence_but_the_courses_tit
             if not re.match(r"\s*(after_g\w*\(|def |第 \d+ 行|[A-Z]\w*Error)", ln)
         ]
         assert english_left("\n".join(kept)) == [], (format, text)
+
+
+def test_an_instructors_command_speaks_english_whatever_the_machines_lang(tmp_path):
+    (tmp_path / "submissions").mkdir()
+    args = ("submissions", "--challenge", "after_gme", "--out", "out", "--course", str(REPO))
+    graded = menace_with({"LANG": "zh_TW.UTF-8"}, "grade", *args, cwd=tmp_path)
+    assert graded.returncode == 2 and "menace: no challenge named 'after_gme'; did you mean" in graded.stderr
+    shown = menace_with({"LANG": "zh_TW.UTF-8"}, "show", "after_gme", cwd=tmp_path)
+    assert shown.returncode == 2 and "沒有名為 'after_gme' 的題目" in shown.stderr  # a student's command
