@@ -70,11 +70,11 @@ def check_warm(argv: list[str]) -> int | None:
 
     When no warm checker answers, one is started for the next check and None is returned.
     """
-    from menace_course.warm.stamp import socket_path, stamp
+    from menace_course.warm.stamp import socket_file, stamp
 
     try:
         own = stamp()
-        path = socket_path(own)
+        path = socket_file(own)
         if path is None or not _has_std_fds():
             return None
         connection = _connect(path)
@@ -145,7 +145,7 @@ def _has_std_fds() -> bool:
     return True
 
 
-def _connect(path: Path) -> socket.socket | None:
+def _connect(path: Path | str) -> socket.socket | None:
     import socket
 
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -157,7 +157,7 @@ def _connect(path: Path) -> socket.socket | None:
     return connection
 
 
-def start_warm_checker(path: Path) -> None:
+def start_warm_checker(path: Path | str) -> None:
     """Start a warm checker for ``path`` in the background, detached from this terminal.
 
     It shares nothing with this process: its own session, ``/`` as its folder, and
