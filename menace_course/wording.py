@@ -15,6 +15,7 @@ it: without its subject, in English (a report is data; its reader words it).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -148,17 +149,14 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(regex + r"\Z", re.DOTALL)
 
 
-_PATTERNS = [
-    (text, _pattern(text))
-    for text in (
-        *LOAD_MESSAGES,
-        ARGUMENT_CHANGED,
-        AT_POSITION,
-        LENGTH_DIFFERS,
-        DEFINED_INSTEAD,
-        TOO_LARGE_NOTE,
-    )
-]
+#: The stored messages :func:`reworded` recognises (their patterns are compiled on first use:
+#: a check whose report has none of them never pays for 14 regular expressions).
+_REWORDED = (*LOAD_MESSAGES, ARGUMENT_CHANGED, AT_POSITION, LENGTH_DIFFERS, DEFINED_INSTEAD, TOO_LARGE_NOTE)
+
+
+@functools.cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((text, _pattern(text)) for text in _REWORDED)
 
 
 def reworded(text: str, gettext: Callable[[str], str]) -> str:
@@ -167,7 +165,7 @@ def reworded(text: str, gettext: Callable[[str], str]) -> str:
     >>> reworded("a.py stopped Python while it was loading", str.upper)
     '%(FILE)S STOPPED PYTHON WHILE IT WAS LOADING'
     """
-    for message_id, pattern in _PATTERNS:
+    for message_id, pattern in _patterns():
         found = pattern.match(text)
         if found:
             try:
