@@ -14,8 +14,9 @@ import sys
 
 TYPE_CHECKING = False  # (typing itself costs the client 6 ms)
 if TYPE_CHECKING:
-    import socket
     from pathlib import Path
+
+    from menace_course.warm.messages import Connection
 
 #: ``MENACE_WARM`` values that turn the warm checker off.
 OFF = frozenset({"0", "off", "no", "false"})
@@ -87,7 +88,7 @@ def check_warm(argv: list[str]) -> int | None:
         return None
 
 
-def _check_through(connection: socket.socket, own: str, argv: list[str]) -> int | None:
+def _check_through(connection: Connection, own: str, argv: list[str]) -> int | None:
     from menace_course.warm.messages import MessageError, receive, send
 
     umask = os.umask(0o022)
@@ -145,10 +146,12 @@ def _has_std_fds() -> bool:
     return True
 
 
-def _connect(path: Path | str) -> socket.socket | None:
-    import socket
+def _connect(path: Path | str) -> Connection | None:
+    import _socket
 
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    from menace_course.warm.messages import Connection
+
+    connection = Connection(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.connect(str(path))
     except OSError:
