@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
+
+TYPE_CHECKING = False  # (the warm checker's client asks for a folder with os alone: no pathlib)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 KEY_FILE = ".key"
 KEY_BYTES = 32
@@ -31,17 +34,29 @@ KEY_BYTES = 32
 
 def cache_root() -> Path:
     """The cache folder (it may not exist yet)."""
+    from pathlib import Path
+
+    return Path(_root_name())
+
+
+def _root_name() -> str:
+    """:func:`cache_root` as a string, found with ``os`` alone."""
     explicit = os.environ.get("MENACE_CACHE_DIR")
     if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "menace-course"
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        home = os.path.expanduser("~")
+        if home.startswith("~"):  # as Path.home() says it
+            raise RuntimeError("Could not determine home directory.")
+        base = os.path.join(home, ".cache")
+    return os.path.join(base, "menace-course")
 
 
-def _owned_and_private(path: Path) -> bool:
+def _owned_and_private(path: str) -> bool:
     """True when ``path`` is a real folder (not a link) of this user that no one else may write."""
     try:
-        info = path.lstat()
+        info = os.lstat(path)
     except OSError:
         return False
     return (
@@ -53,11 +68,24 @@ def _owned_and_private(path: Path) -> bool:
 
 def trusted_folder(name: str) -> Path | None:
     """``cache_root()/name``, made if need be, or None when it cannot be trusted or made."""
-    root = cache_root()
+    folder = trusted_folder_name(name)
+    if folder is None:
+        return None
+    from pathlib import Path
+
+    return Path(folder)
+
+
+def trusted_folder_name(name: str) -> str | None:
+    """:func:`trusted_folder` as a string, with ``os`` alone (the warm checker's client uses it)."""
+    root = _root_name()
     try:
-        root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        folder = root / name
-        folder.mkdir(exist_ok=True, mode=0o700)
+        os.makedirs(root, mode=0o700, exist_ok=True)
+        folder = os.path.join(root, name)
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
     except OSError:
         return None
     return folder if _owned_and_private(root) and _owned_and_private(folder) else None

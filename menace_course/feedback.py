@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import html
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +39,8 @@ NAME_CAP = 100
 
 def _code_html(text: str) -> str:
     """Escape for HTML, then show `backticks` as code."""
+    import html  # (an html report only)
+
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
 
 

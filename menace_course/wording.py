@@ -15,6 +15,7 @@ it: without its subject, in English (a report is data; its reader words it).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -218,46 +219,50 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(regex + r"\Z", re.DOTALL)
 
 
-_PATTERNS = [
-    (text, _pattern(text))
-    for text in (
-        *LOAD_MESSAGES,
-        ARGUMENT_CHANGED,
-        AT_POSITION,
-        LENGTH_DIFFERS,
-        DEFINED_INSTEAD,
-        TOO_LARGE_NOTE,
-        UNREADABLE_OPEN,
-        UNREADABLE_READ,
-        UNREADABLE_NOT_REGULAR,
-        UNREADABLE_TOO_BIG,
-        UNREADABLE_BINARY,
-        UNREADABLE_NOTEBOOK,
-        UNREADABLE_PYTHON,
-        READ_AS_UTF16,
-        READ_AS_CP1252,
-        EXIT_CODE,
-        COULD_NOT_USE,
-        # The notebook's: a sentence without values before the one with them that would match it too.
-        CELL_STOPPED_UNKNOWN,
-        CELL_STOPPED,
-        CELLS_MORE,
-        RUN_ALL_ADVICE,
-        IPYTHON_CELL_KEPT,
-        IPYTHON_CELL_UNNAMED,
-        IPYTHON_CELL_NAMED,
-        IPYTHON_LINE,
-        IPYTHON_MORE,
-        IPYTHON_MAGIC_UNNAMED,
-        IPYTHON_MAGIC,
-        NOTEBOOK_NOT_A_CELL,
-        NOTEBOOK_NO_KIND,
-        NOTEBOOK_NO_SOURCE,
-        NOTEBOOK_SOURCE_NOT_TEXT,
-        CELL_LINE_AT,
-        CELL_AT,
-    )
-]
+#: The stored messages :func:`reworded` recognises (their patterns are compiled on first use:
+#: a check whose report has none of them never pays for compiling them).
+_REWORDED = (
+    *LOAD_MESSAGES,
+    ARGUMENT_CHANGED,
+    AT_POSITION,
+    LENGTH_DIFFERS,
+    DEFINED_INSTEAD,
+    TOO_LARGE_NOTE,
+    UNREADABLE_OPEN,
+    UNREADABLE_READ,
+    UNREADABLE_NOT_REGULAR,
+    UNREADABLE_TOO_BIG,
+    UNREADABLE_BINARY,
+    UNREADABLE_NOTEBOOK,
+    UNREADABLE_PYTHON,
+    READ_AS_UTF16,
+    READ_AS_CP1252,
+    EXIT_CODE,
+    COULD_NOT_USE,
+    # The notebook's: a sentence without values before the one with them that would match it too.
+    CELL_STOPPED_UNKNOWN,
+    CELL_STOPPED,
+    CELLS_MORE,
+    RUN_ALL_ADVICE,
+    IPYTHON_CELL_KEPT,
+    IPYTHON_CELL_UNNAMED,
+    IPYTHON_CELL_NAMED,
+    IPYTHON_LINE,
+    IPYTHON_MORE,
+    IPYTHON_MAGIC_UNNAMED,
+    IPYTHON_MAGIC,
+    NOTEBOOK_NOT_A_CELL,
+    NOTEBOOK_NO_KIND,
+    NOTEBOOK_NO_SOURCE,
+    NOTEBOOK_SOURCE_NOT_TEXT,
+    CELL_LINE_AT,
+    CELL_AT,
+)
+
+
+@functools.cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((text, _pattern(text)) for text in _REWORDED)
 
 
 def reworded(text: str, gettext: Callable[[str], str]) -> str:
@@ -269,7 +274,7 @@ def reworded(text: str, gettext: Callable[[str], str]) -> str:
     >>> reworded("a.py stopped Python while it was loading", str.upper)
     '%(FILE)S STOPPED PYTHON WHILE IT WAS LOADING'
     """
-    for message_id, pattern in _PATTERNS:
+    for message_id, pattern in _patterns():
         found = pattern.match(text)
         if found:
             values = {name: _reworded_value(value, gettext) for name, value in found.groupdict().items()}

@@ -18,10 +18,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from menace_course import wording
-from menace_course.checking.notebook import Cells, notebook_code
 from menace_course.errors import UsageError
 from menace_course.language import gettext as _
 from menace_course.models import Detail, Line, LoadProblem, Problem, Status
+
+TYPE_CHECKING = False  # (the notebook reader loads only for a notebook: a .py check never pays for it)
+if TYPE_CHECKING:
+    from menace_course.checking.notebook import Cells
 
 MAX_BYTES = 512 * 1024
 
@@ -82,6 +85,8 @@ def decode_submission(path: Path, raw: bytes) -> Source:
     if text is None:
         return _unreadable(path, wording.UNREADABLE_BINARY)
     if path.suffix.lower() == ".ipynb":
+        from menace_course.checking.notebook import notebook_code
+
         try:
             book = notebook_code(text)
         except ValueError as error:

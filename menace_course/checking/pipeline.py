@@ -39,7 +39,6 @@ from pathlib import Path
 from menace_course import __version__
 from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source, read_bytes, read_submission
-from menace_course.checking.notebook import cell_notes, in_cells, with_notes
 from menace_course.checking.problems import function_problem, load_problem, skipped
 from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.replay import hypothesis_version
@@ -257,6 +256,8 @@ def _load(
         load = worker.load()
         if source.cells is not None and load.cells_failed:
             # The child ran the cells one by one (checking/notebook.py): say which stopped.
+            from menace_course.checking.notebook import cell_notes, with_notes
+
             notes = cell_notes(source.cells, load.cell_errors, load.cells_failed)
             source = replace(source, notices=with_notes(source.notices, notes))
     except SandboxFailure as failure:
@@ -376,4 +377,8 @@ def _report(
         params=tuple(challenge.params),
     )
     # A notebook's lines are named by cell (cell 3, line 2), not by line of the joined code.
-    return report if source.cells is None else in_cells(report, source.cells)
+    if source.cells is None:
+        return report
+    from menace_course.checking.notebook import in_cells  # a notebook's reader, for a notebook only
+
+    return in_cells(report, source.cells)

@@ -5,7 +5,6 @@ Also ``menace list``: the course's challenges.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from pathlib import Path
@@ -90,6 +89,8 @@ def _challenges_for(course: Course, source: Source, slug: str | None) -> list[Ch
 
 def _closest(course: Course, names: set[str]) -> list[Challenge]:
     """Challenges whose function a defined name misspells (``after_gme`` for ``after_game``)."""
+    import difflib  # only a misspelt name pays for it
+
     challenges = catalog.load_all(course)
     functions = [c.function for c in challenges]
     close = {m for name in names for m in difflib.get_close_matches(name, functions, n=1, cutoff=0.8)}

@@ -14,8 +14,9 @@ import sys
 
 TYPE_CHECKING = False  # (typing itself costs the client 6 ms)
 if TYPE_CHECKING:
-    import socket
     from pathlib import Path
+
+    from menace_course.warm.messages import Connection
 
 #: ``MENACE_WARM`` values that turn the warm checker off.
 OFF = frozenset({"0", "off", "no", "false"})
@@ -79,11 +80,11 @@ def check_warm(argv: list[str]) -> int | None:
 
     When no warm checker answers, one is started for the next check and None is returned.
     """
-    from menace_course.warm.stamp import socket_path, stamp
+    from menace_course.warm.stamp import socket_file, stamp
 
     try:
         own = stamp()
-        path = socket_path(own)
+        path = socket_file(own)
         if path is None or not _has_std_fds():
             return None
         connection = _connect(path)
@@ -96,7 +97,7 @@ def check_warm(argv: list[str]) -> int | None:
         return None
 
 
-def _check_through(connection: socket.socket, own: str, argv: list[str]) -> int | None:
+def _check_through(connection: Connection, own: str, argv: list[str]) -> int | None:
     from menace_course.warm.messages import MessageError, receive, send
 
     umask = os.umask(0o022)
@@ -156,10 +157,12 @@ def _has_std_fds() -> bool:
     return True
 
 
-def _connect(path: Path) -> socket.socket | None:
-    import socket
+def _connect(path: Path | str) -> Connection | None:
+    import _socket
 
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    from menace_course.warm.messages import Connection
+
+    connection = Connection(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.connect(str(path))
     except OSError:
@@ -168,7 +171,7 @@ def _connect(path: Path) -> socket.socket | None:
     return connection
 
 
-def start_warm_checker(path: Path) -> None:
+def start_warm_checker(path: Path | str) -> None:
     """Start a warm checker for ``path`` in the background, detached from this terminal.
 
     It shares nothing with this process: its own session, ``/`` as its folder, and

@@ -1,7 +1,8 @@
 """What a warm checker must share with a client to serve it, and where its socket is.
 
 The client computes this before importing anything heavy, so it uses only ``os`` and ``sys``
-(about 2 ms for this package's files). The warm checker computes it too, once, after it has
+(about 2 ms for this package's files), and finds its socket as a string (:func:`socket_file`:
+not even pathlib). The warm checker computes it too, once, after it has
 taken the client's ``sys.path``; the two must be equal to the character.
 """
 
@@ -10,7 +11,10 @@ from __future__ import annotations
 import os
 import sys
 import zlib
-from pathlib import Path
+
+TYPE_CHECKING = False  # (typing and pathlib cost the client more than the rest of this module)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: Environment variables that change how Python starts or what it imports.
 _INTERPRETER_VARIABLES = ("PYTHON", "LC_", "LANG")
@@ -42,12 +46,20 @@ def socket_path(for_stamp: str) -> Path | None:
 
     It lives in the user's private cache folder: never in a folder another user could write.
     """
-    from menace_course.cache import trusted_folder
+    from pathlib import Path
 
-    folder = trusted_folder("warm")
+    path = socket_file(for_stamp)
+    return Path(path) if path is not None else None
+
+
+def socket_file(for_stamp: str) -> str | None:
+    """:func:`socket_path` as a string, found with ``os`` alone (the client's way)."""
+    from menace_course.cache import trusted_folder_name
+
+    folder = trusted_folder_name("warm")
     if folder is None:
         return None
-    path = folder / f"{zlib.crc32(for_stamp.encode('utf-8', 'surrogateescape')):08x}.sock"
+    path = os.path.join(folder, f"{zlib.crc32(for_stamp.encode('utf-8', 'surrogateescape')):08x}.sock")
     return path if len(os.fsencode(path)) <= SOCKET_PATH_LIMIT else None
 
 
