@@ -200,8 +200,8 @@ def message(problem: Problem | str, kind: ErrorKind | str | None = None) -> str:
 
     >>> message(Problem.RAISED, ErrorKind.INDEX), message("raised"), message("timeout")
     ('raised IndexError', 'raised an exception', 'did not finish in time')
-    >>> message(Problem.DEAD)[:39]
-    'not checked: the function took too lon'
+    >>> message(Problem.DEAD).startswith("not checked: the function took too long")
+    True
     """
     return subjectless(sentence_id(problem, kind), str(kind or ""))
 
@@ -271,8 +271,8 @@ def reworded(text: str, gettext: Callable[[str], str]) -> str:
     A value in it that is itself one of these messages (the cell a notebook's notice names,
     the notebook's reason it cannot be read) is worded again the same way.
 
-    >>> reworded("a.py stopped Python while it was loading", str.upper)
-    '%(FILE)S STOPPED PYTHON WHILE IT WAS LOADING'
+    >>> reworded("a.py stopped Python while it was loading", lambda m: m.replace("stopped", "STOPPED"))
+    'a.py STOPPED Python while it was loading'
     """
     for message_id, pattern in _patterns():
         found = pattern.match(text)

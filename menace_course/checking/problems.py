@@ -103,7 +103,7 @@ def cap_words(cap: str) -> str:
 
 
 def has_code(text: str) -> bool:
-    """False for a file of nothing but comments, blank lines and a docstring: nothing handed in.
+    r"""False for a file of nothing but comments, blank lines and a docstring: nothing handed in.
 
     >>> has_code("# my answer\n\n"), has_code("'To do.'\n"), has_code("x = 1\n")
     (False, False, True)
