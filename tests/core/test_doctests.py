@@ -1,4 +1,4 @@
-"""Every example in the package's docstrings (``>>>``) gives what it says: a docstring that teaches is true."""
+"""Every example in the package's docstrings (``>>>``) gives what it shows: docstrings that teach are true."""
 
 from __future__ import annotations
 
