@@ -30,7 +30,7 @@ from menace_course.models import SubmissionReport
 from menace_course.service.auth import Who
 from menace_course.service.db.attempts import AdmissionLimits, OverLimit, admit_attempt, waiting_in
 from menace_course.service.db.tables import Attempt
-from menace_course.service.dispatch.base import CheckJob, QueueFull
+from menace_course.service.dispatch.base import QUEUE_IS_FULL, CheckJob, QueueFull
 from menace_course.service.languages import gettext as _
 from menace_course.service.languages import ngettext
 from menace_course.service.refusal import Refusal
@@ -115,7 +115,7 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
                 )
             enqueue(CheckJob.of(admitted.attempt, admitted.ahead))
     except QueueFull as full:
-        raise Refusal(429, "queue_full", str(full), retry_after=full.retry_after) from full
+        raise Refusal(429, "queue_full", _(str(full)), retry_after=full.retry_after) from full
     except OverLimit as over:
         raise _refusal(over, anonymous=person.user_id is None) from over
     return admitted.attempt
@@ -175,7 +175,7 @@ def _refusal(over: OverLimit, anonymous: bool) -> Refusal:
             % {"num": over.waiting},
             retry_after=5,
         )
-    return Refusal(429, "queue_full", _("the check queue is full; try again shortly"), retry_after=5)
+    return Refusal(429, "queue_full", _(QUEUE_IS_FULL), retry_after=5)
 
 
 def feedback(service: ServiceState, report: SubmissionReport, format: Format) -> str:

@@ -69,7 +69,16 @@ def test_a_full_queue_answers_429_with_retry_after_and_stores_nothing(db_url: st
         )
         assert second.status_code == 429
         assert second.get_json()["error"] == "queue_full"
+        assert second.get_json()["message"] == "the check queue is full; try again shortly"
         assert int(second.headers["Retry-After"]) >= 1
+        _, other = add_user(app)  # (the first student was told to wait before sending again)
+        in_chinese = client.post(
+            "/api/v1/checks",
+            json={"challenge": "after_game", "source": SLOW},
+            headers={**bearer(other), "Accept-Language": "zh-TW"},
+        )
+        assert in_chinese.status_code == 429  # the same refusal, in the student's language
+        assert in_chinese.get_json() == {"error": "queue_full", "message": "檢查的佇列已滿；請稍後再試"}
         with app.extensions["menace"].db.reading() as session:
             assert len(session.scalars(select(Attempt)).all()) == 1
         done = client.get(first.get_json()["url"] + "?wait=30", headers=bearer(token)).get_json()

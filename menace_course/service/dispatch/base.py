@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from menace_course.models import SubmissionReport
 from menace_course.service.db.tables import Attempt
+from menace_course.wording import N_
 
 #: The one lane every anonymous check (``--open``) waits in, whatever its address: together
 #: they get the turns of one student, however many addresses send them.
@@ -67,10 +68,18 @@ class CheckJob:
         return cls(attempt.id, attempt.challenge, attempt.filename, attempt.source, lane, ahead, made_by)
 
 
-class QueueFull(Exception):
-    """Too many checks are waiting: try again after ``retry_after`` seconds (HTTP 429)."""
+#: Why a check was not taken, as message ids: the intake says them in the student's language.
+QUEUE_IS_FULL = N_("the check queue is full; try again shortly")
+SERVICE_IS_STOPPING = N_("the service is stopping; try again shortly")
 
-    def __init__(self, retry_after: int, message: str = "the check queue is full; try again shortly") -> None:
+
+class QueueFull(Exception):
+    """Too many checks are waiting: try again after ``retry_after`` seconds (HTTP 429).
+
+    ``message`` is a message id (:data:`QUEUE_IS_FULL`, :data:`SERVICE_IS_STOPPING`), in English.
+    """
+
+    def __init__(self, retry_after: int, message: str = QUEUE_IS_FULL) -> None:
         """Say when to come back."""
         super().__init__(message)
         self.retry_after = max(1, int(retry_after))

@@ -39,7 +39,7 @@ from sqlalchemy import func, select
 from menace_course.service.config import ServiceConfig
 from menace_course.service.db.engine import Database
 from menace_course.service.db.tables import Attempt, AttemptStatus, now
-from menace_course.service.dispatch.base import CheckJob, Enqueue, QueueFull, Recorder
+from menace_course.service.dispatch.base import SERVICE_IS_STOPPING, CheckJob, Enqueue, QueueFull, Recorder
 from menace_course.service.dispatch.procrastinate_queue import (
     DONE_CHANNEL,
     QueueFacts,
@@ -147,7 +147,7 @@ class ProcrastinateDispatcher:
         """Reserve a place in the service's queue (or :class:`QueueFull`); hand out ``enqueue``."""
         with self._lock:
             if self._stopping.is_set():
-                raise QueueFull(5, "the service is stopping; try again shortly")
+                raise QueueFull(5, SERVICE_IS_STOPPING)
         depth = self.depth()
         if depth >= self.max_queue:
             raise QueueFull(self._retry_after(depth))
