@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.student.test_languages import english_left
+from tests.student.test_notebooks import notebook
 from tests.support import REPO
 
 CORPUS = REPO / "tests" / "corpus"
@@ -235,38 +236,17 @@ def test_the_detector_catches_a_sentence_built_without_gettext():
     assert english_left(students_part_removed(said, code)) == []
 
 
-def _notebook(*cells: tuple[str, str]) -> str:
-    import json
-
-    return json.dumps(
-        {
-            "cells": [
-                {
-                    "cell_type": kind,
-                    "metadata": {},
-                    "source": text,
-                    **({"outputs": []} if kind == "code" else {}),
-                }
-                for kind, text in cells
-            ],
-            "metadata": {},
-            "nbformat": 4,
-            "nbformat_minor": 5,
-        }
-    )
-
-
 RIGHT = (
     "def after_game(beads, square, result):\n    new = list(beads)\n"
     "    new[square] = max(0, new[square] + {'win': 3, 'draw': 1, 'loss': -1}[result])\n    return new\n"
 )
 NOTEBOOKS = {
-    "a cell that stops with an error": _notebook(("code", RIGHT), ("code", "after_game(beads, 4, 'win')")),
-    "IPython lines": _notebook(("code", "%matplotlib inline\n!ls\n" + RIGHT)),
-    "a syntax error in a cell": _notebook(
+    "a cell that stops with an error": notebook(("code", RIGHT), ("code", "after_game(beads, 4, 'win')")),
+    "IPython lines": notebook(("code", "%matplotlib inline\n!ls\n" + RIGHT)),
+    "a syntax error in a cell": notebook(
         ("code", "def after_game(beads, square, result)\n    return beads\n")
     ),
-    "a loop in a cell": _notebook(("code", RIGHT), ("code", "while True:\n    pass")),
+    "a loop in a cell": notebook(("code", RIGHT), ("code", "while True:\n    pass")),
     "not a notebook": '{"cells": 3}',
     "an old notebook": '{"cells": [], "nbformat": 3}',
 }
