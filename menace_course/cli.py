@@ -249,9 +249,14 @@ def _run(args: list[str] | None) -> None:
 
         click.echo(_("menace: stopped."), err=True)
         sys.exit(130)
+    except click.UsageError as error:
+        from menace_course.commands import usage_errors
+
+        usage_errors.show(error, sys.argv[1:] if args is None else args)  # in the student's language
+        sys.exit(2)
     except click.ClickException as error:
         error.show()
-        sys.exit(2 if isinstance(error, click.UsageError) else error.exit_code)
+        sys.exit(error.exit_code)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except ModuleNotFoundError as error:

@@ -261,30 +261,27 @@ _REWORDED = (
 
 
 @functools.cache
-def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((text, _pattern(text)) for text in _REWORDED)
+def _patterns(among: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    return tuple((text, _pattern(text)) for text in among)
 
 
-def reworded(text: str, gettext: Callable[[str], str]) -> str:
+def reworded(text: str, gettext: Callable[[str], str], among: tuple[str, ...] = _REWORDED) -> str:
     """A stored English message (one of :data:`LOAD_MESSAGES`, a note) in the language of ``gettext``.
 
     A value in it that is itself one of these messages (the cell a notebook's notice names,
-    the notebook's reason it cannot be read) is worded again the same way.
+    the notebook's reason it cannot be read) is worded again the same way. ``among`` is the
+    table of English sentences to match (default: the stored messages; ``commands/usage_errors``
+    has click's).
 
     >>> reworded("a.py stopped Python while it was loading", lambda m: m.replace("stopped", "STOPPED"))
     'a.py STOPPED Python while it was loading'
     """
-    for message_id, pattern in _patterns():
+    for message_id, pattern in _patterns(among):
         found = pattern.match(text)
         if found:
-            values = {name: _reworded_value(value, gettext) for name, value in found.groupdict().items()}
+            values = {name: reworded(value, gettext, among) for name, value in found.groupdict().items()}
             try:
                 return gettext(message_id) % values
             except (KeyError, ValueError, TypeError):  # a translation that names other values
                 return text
     return gettext(text)
-
-
-def _reworded_value(value: str, gettext: Callable[[str], str]) -> str:
-    """A value matched in a stored message, worded again: a message in the language, else as it is."""
-    return reworded(value, gettext)

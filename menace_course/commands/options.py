@@ -101,6 +101,7 @@ def _use_language(ctx: click.Context, _param: click.Parameter, value: str | None
         found = language.ENGLISH
     token = language.use(found)
     ctx.call_on_close(lambda: language.reset(token))  # a command run in-process leaves no language behind
+    ctx.meta["menace.language"] = found  # for a usage error, shown once the context has closed
 
 
 #: ``--lang LANG``: the language of what the command prints (default: from LANG / LC_ALL / LC_MESSAGES).

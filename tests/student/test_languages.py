@@ -65,6 +65,31 @@ def test_an_unknown_lang_falls_back_to_english_with_one_line_saying_so(tmp_path)
     assert "✗ after_game returned a different value\n" in done.stdout
 
 
+def test_a_usage_error_is_in_the_students_language_with_clicks_values_kept(tmp_path):
+    done = run_menace("check", "--lang", "zh_TW", timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "用法：python -m menace_course check [OPTIONS] FILE\n"
+        "執行 'python -m menace_course check --help' 看說明。\n\n錯誤：缺少引數 'FILE'。\n"
+    )
+    # click stops at --bogus before it reads --lang: the language is still the one asked for
+    done = run_menace("check", "--bogus", "--lang", "zh_TW", timeout=60)
+    assert done.stderr.endswith("錯誤：沒有 '--bogus' 這個選項。你是不是要用 '--course'？\n")
+    done = menace_with({"LANG": "zh_TW.UTF-8"}, "check", "x.py", "--format", "pdf")
+    choices = "'text', 'markdown', 'html', 'json'"
+    assert done.stderr.endswith(f"錯誤：'--format' 的值不對：'pdf' 不是 {choices} 之一。\n")
+
+
+def test_in_english_a_usage_error_is_clicks_own_line_for_line():
+    done = menace_with({"LANG": "C.UTF-8"}, "check")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "Usage: python -m menace_course check [OPTIONS] FILE\n"
+        "Try 'python -m menace_course check --help' for help.\n\n"
+        "Error: Missing argument 'FILE'.\n",
+    )
+
+
 def test_start_tells_the_next_steps_in_chinese(tmp_path):
     done = menace_with({"LANGUAGE": "zh_TW:en"}, "start", "after_game", cwd=tmp_path)
     assert done.returncode == 0, done.stderr

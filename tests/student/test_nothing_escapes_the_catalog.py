@@ -208,6 +208,13 @@ def _error_paths(tmp: Path) -> dict[str, list[str]]:
         "start an unknown challenge": ["start", "after_gam"],
         "show an unknown challenge": ["show", "after_gam"],
         "a step there is not": ["step", "9"],
+        # click's own usage errors (commands/usage_errors.py)
+        "no file given": ["check"],
+        "an option there is not": ["check", "--bogus"],
+        "a format there is not": ["check", "after_game.py", "--format", "pdf"],
+        "two files": ["check", "after_game.py", "unrelated.py"],
+        "a step that is not a number": ["step", "x"],
+        "start without a challenge": ["start"],
     }
 
 
