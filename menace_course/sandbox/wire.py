@@ -172,7 +172,8 @@ def decode(data: Any, depth: int = 0) -> Any:
         digits = data.get("digits")
         if _type(digits) is not int:
             raise WireError("bad bigint")
-        return Opaque("int", f"<an integer with about {digits} digits>")
+        # Its size in Python's notation, not in words: a report is read in every language.
+        return Opaque("int", f"<int, |n| ≈ 10**{max(digits - 1, 0)}>")
     if tag == "object":
         type_name, description = data.get("type"), data.get("repr")
         if _type(type_name) is not str or _type(description) is not str:

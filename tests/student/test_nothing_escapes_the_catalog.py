@@ -124,7 +124,7 @@ TYPED = re.compile(
 CALL = re.compile(r"[A-Za-z_]\w*\(")
 #: Where a line of the student's code is named (``第 5 行: ``, ``第 2 格，第 1 行，在 f 中: ``), before it.
 LINE_OF = re.compile(r"^第 \d+ (?:行|格)[^:：]*[:：]\s*")
-#: A value the sandbox could not send whole, in its own words (``<an integer with about 5000 digits>``).
+#: A value the sandbox could not send whole, as Python shows it (``<generator object f at 0x...>``).
 OPAQUE = re.compile(r"<[^<>]*>")
 PYTHONS_OWN = re.compile(
     r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::.*| \([^()]*\))?|File \"[^\"]*\".*"
