@@ -89,6 +89,11 @@ def force_option(help: str) -> Callable[[F], F]:
     return click.option("--force", is_flag=True, help=help)
 
 
+#: Where ``--lang``'s choice is kept for a usage error (``commands/usage_errors.py``): by the
+#: time the error is shown, the command's context has closed and its language was put back.
+CHOSEN_LANGUAGE = "menace.language"
+
+
 def _use_language(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     """Speak ``--lang``'s language from now on; an unknown one: English, and one line that says so."""
     from menace_course import language
@@ -101,7 +106,7 @@ def _use_language(ctx: click.Context, _param: click.Parameter, value: str | None
         found = language.ENGLISH
     token = language.use(found)
     ctx.call_on_close(lambda: language.reset(token))  # a command run in-process leaves no language behind
-    ctx.meta["menace.language"] = found  # for a usage error, shown once the context has closed
+    ctx.meta[CHOSEN_LANGUAGE] = found
 
 
 #: ``--lang LANG``: the language of what the command prints (default: from LANG / LC_ALL / LC_MESSAGES).

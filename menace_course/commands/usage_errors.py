@@ -16,11 +16,8 @@ import io
 import click
 
 from menace_course import language
+from menace_course.commands.options import CHOSEN_LANGUAGE
 from menace_course.wording import N_, reworded
-
-#: Where ``--lang``'s choice is kept for a usage error: by the time the error is shown, the
-#: command's context has closed and the language it chose has been put back.
-CHOSEN_LANGUAGE = "menace.language"
 
 #: click's sentences a student meets, as click words them (its ``{name!r}`` is ``%(name)s``
 #: here, quotes and all). A longer sentence comes before a shorter one it starts with.

@@ -212,14 +212,13 @@ class Child:
         Raises:
             RuntimeError: this child already has a submission (a grader bug).
         """
-        if not self._awaiting_source or self._load is not None:
+        if not self._awaiting_source:
             raise RuntimeError("a sandboxed child serves one submission: this one has its own")
         self._awaiting_source = False
         self.source, self.cells = source, cells
         if self._workdir is not None:
             self._write_submission(self._workdir)
         self.deadline = time.monotonic() + self.limits.wall_limit
-        self.spent = 0.0
         self._pending_hello = self._hello()
         return self
 

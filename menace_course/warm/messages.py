@@ -62,8 +62,10 @@ def receive(connection: _socket.socket, max_fds: int = 0) -> tuple[dict[str, Any
         MessageError: the connection closed or timed out first, or the message is too long or not JSON.
     """
     fds: list[int] = []
-    if max_fds:  # (the warm checker's side only)
-        data, fds = _receive_fds(connection, max_fds)
+    if max_fds:  # the warm checker's side only, which has socket.py loaded already
+        import socket
+
+        data, fds, _, _ = socket.recv_fds(connection, 65536, max_fds)  # type: ignore[arg-type]  # a socket.socket there
     else:
         data = connection.recv(65536)
     buffer = bytearray(data)
@@ -86,16 +88,6 @@ def receive(connection: _socket.socket, max_fds: int = 0) -> tuple[dict[str, Any
             _close(fd)
         raise MessageError(str(problem)) from None
     return message, fds
-
-
-def _receive_fds(connection: _socket.socket, max_fds: int) -> tuple[bytes, list[int]]:
-    """What :func:`socket.recv_fds` does: bytes, and the fds that came with them."""
-    fds = array.array("i")
-    data, ancillary, _, _ = connection.recvmsg(65536, _socket.CMSG_LEN(max_fds * fds.itemsize))
-    for level, kind, cmsg_data in ancillary:
-        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-            fds.frombytes(cmsg_data[: len(cmsg_data) - (len(cmsg_data) % fds.itemsize)])
-    return data, list(fds)
 
 
 def _more(connection: _socket.socket) -> bytes:
