@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -71,3 +71,13 @@ def menace(capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
         return Ran(code if isinstance(code, int) else 1, out, err)
 
     return run
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL database of its own, dropped afterwards (skipped without a server,
+    a failure under CI: ``tests.service.support.require_postgres``)."""
+    from tests.service.support import postgres_database
+
+    with postgres_database() as url:
+        yield url

@@ -17,19 +17,14 @@ import pytest
 
 from tests.lesson_page.conftest import driver  # noqa: F401  (headless Chromium, as the lesson's tests have it)
 from tests.lesson_page.conftest import pytest_runtest_setup as browser_setup
-from tests.service.support import LiveService, make_app, postgres_database, stop_app
+from tests.service.support import LiveService, make_app, postgres_database, require_postgres, stop_app
 from tests.support import REPO
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     browser_setup(item)  # browser tests: skipped without Chromium, required under CI
-    if item.get_closest_marker("postgres") is None:
-        return
-    if os.environ.get("MENACE_TEST_POSTGRES_URL"):
-        return
-    if os.environ.get("CI"):
-        pytest.fail("CI must run the PostgreSQL tests: set MENACE_TEST_POSTGRES_URL")
-    pytest.skip("MENACE_TEST_POSTGRES_URL is not set")
+    if item.get_closest_marker("postgres") is not None:
+        require_postgres()
 
 
 DATABASES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]

@@ -75,9 +75,25 @@ def without_timing(report: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def require_postgres() -> None:
+    """Skip the test when ``MENACE_TEST_POSTGRES_URL`` is unset; under CI, fail it instead."""
+    import pytest
+
+    if os.environ.get("MENACE_TEST_POSTGRES_URL"):
+        return
+    if os.environ.get("CI"):
+        pytest.fail("CI must run the PostgreSQL tests: set MENACE_TEST_POSTGRES_URL")
+    pytest.skip("MENACE_TEST_POSTGRES_URL is not set")
+
+
 @contextlib.contextmanager
 def postgres_database() -> Iterator[str]:
-    """A PostgreSQL database of its own, dropped afterwards (``MENACE_TEST_POSTGRES_URL`` is the server)."""
+    """A PostgreSQL database of its own, dropped afterwards (``MENACE_TEST_POSTGRES_URL`` is the server).
+
+    Without a server the test is skipped, and under CI, which must run every PostgreSQL
+    test, it fails instead (:func:`require_postgres`).
+    """
+    require_postgres()
     import psycopg
     from sqlalchemy.engine import make_url
 

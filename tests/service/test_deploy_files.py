@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import pytest
 import yaml
 
 from menace_course.service.config import settings
-from tests.service.support import CORRECT, menace, postgres_database, request, sandbox_kind
+from tests.service.support import CORRECT, menace, request, sandbox_kind
 from tests.support import REPO
 
 CONTAINERFILE = REPO / "deploy" / "Containerfile"
@@ -210,23 +209,13 @@ class Started:
             self.process.wait(timeout=10)
 
 
-@pytest.fixture
-def database() -> Iterator[str]:
-    if not os.environ.get("MENACE_TEST_POSTGRES_URL"):
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the PostgreSQL tests: set MENACE_TEST_POSTGRES_URL")
-        pytest.skip("MENACE_TEST_POSTGRES_URL is not set")
-    with postgres_database() as url:
-        yield url
-
-
 @pytest.mark.slow
 @pytest.mark.postgres
-def test_the_compose_commands_start_a_service_that_checks_a_file(tmp_path: Path, database: str) -> None:
+def test_the_compose_commands_start_a_service_that_checks_a_file(tmp_path: Path, pg_url: str) -> None:
     """compose's web and worker commands, exactly, with its variables; only these are this machine's:
     the database, the course folder, 127.0.0.1 and a free port, one grader, and a metrics token."""
     web = Started(
-        tmp_path, "web", database, MENACE_HOST="127.0.0.1", MENACE_PORT="0", MENACE_METRICS_TOKEN="mc_compose"
+        tmp_path, "web", pg_url, MENACE_HOST="127.0.0.1", MENACE_PORT="0", MENACE_METRICS_TOKEN="mc_compose"
     )
     worker = None
     try:
@@ -237,13 +226,13 @@ def test_the_compose_commands_start_a_service_that_checks_a_file(tmp_path: Path,
         worker = Started(
             tmp_path,
             "worker",
-            database,
+            pg_url,
             MENACE_CONCURRENCY="1",
             MENACE_METRICS_HOST="127.0.0.1",
             MENACE_METRICS_PORT=str(metrics_port),
             MENACE_METRICS_TOKEN="mc_compose",
         )
-        added = menace("users", "add", "dora", "--db", database)
+        added = menace("users", "add", "dora", "--db", pg_url)
         token = added.stdout.split()[1]
         status, check, headers = request(
             url + "/api/v1/checks?wait=60",
