@@ -27,6 +27,12 @@ if TYPE_CHECKING:
     from menace_course.checking.notebook import Cells
 
 MAX_BYTES = 512 * 1024
+#: The file name the parser is given. Never the student's: on a syntax error CPython reads
+#: the line to show from the file of that name, relative to the grader's folder, so a
+#: submission uploaded as ``secrets.toml`` would be shown that file's lines, one per line
+#: number it puts its error on (the shown line is taken from the submission's own text,
+#: :func:`source_line`, whatever the parser read).
+PARSED_AS = "<submission>"
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,7 @@ def _parse_cells(path: Path, text: str, cells: Cells, notices: tuple[str, ...]) 
     defined: set[str] = set()
     for (first, _end, _stop), cell in zip(cells.spans, cells.cell_texts(text), strict=True):
         try:
-            tree = ast.parse(cell, filename=path.name)
+            tree = ast.parse(cell, filename=PARSED_AS)
         except SyntaxError as error:
             if error.lineno is not None:
                 error.lineno += first - 1  # the joined code's line: named by cell in the report
@@ -138,7 +144,7 @@ def _syntax_error(path: Path, text: str, notices: tuple[str, ...], error: Syntax
     line = Line(
         line=error.lineno or 0,
         function="<module>",
-        code=(error.text or "").rstrip("\n")[:200],
+        code=source_line(text, error.lineno or 0)[:200],
         column=error.offset or 0,
     )
     detail = Detail(
@@ -152,9 +158,24 @@ def _syntax_error(path: Path, text: str, notices: tuple[str, ...], error: Syntax
     return Source(path, text, Status.SYNTAX_ERROR, problem, notices=notices)
 
 
+def source_line(text: str, number: int) -> str:
+    """Line ``number`` (from 1) of ``text`` as the parser counts lines ("" when there is none).
+
+    The parser ends a line at ``\\n``, ``\\r\\n`` or a lone ``\\r``, and nowhere else (not at
+    the form feeds and other separators that :meth:`str.splitlines` also splits at).
+
+    >>> source_line("x = 1\\r\\ndef f(a)\\n", 2)
+    'def f(a)'
+    >>> source_line("x = 1", 7)
+    ''
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return lines[number - 1] if 1 <= number <= len(lines) else ""
+
+
 def _parse(path: Path, text: str, notices: tuple[str, ...]) -> Source:
     try:
-        tree = ast.parse(text, filename=path.name)
+        tree = ast.parse(text, filename=PARSED_AS)
     except SyntaxError as error:
         return _syntax_error(path, text, notices, error)
     except (ValueError, RecursionError, MemoryError) as error:  # null bytes, absurd nesting

@@ -108,3 +108,32 @@ def test_nbgrader_test_and_locked_cells_are_not_part_of_the_answer(tmp_path):
     source = read_submission(path)
     assert "def after_game" in source.text and "print(after_game" in source.text
     assert "assert after_game" not in source.text and "checks_helper" not in source.text
+
+
+def test_a_syntax_error_shows_the_submissions_own_line_never_a_file_of_the_same_name(tmp_path, monkeypatch):
+    """The exploit: CPython shows a syntax error's line by reading the file the parser was told
+    it parses, from the current folder. An upload named like a file in the grader's folder, with
+    its error on line N, would have been shown line N of that file, the grader's secret."""
+    from menace_course.checking.loader import read_bytes
+
+    (tmp_path / "settings.toml").write_text('token = "instructor-secret"\nsecond = "also-secret"\n')
+    monkeypatch.chdir(tmp_path)
+    for line in (1, 2):
+        upload = "x = 1\n" * (line - 1) + "def f(a)\n    return a\n"
+        source = read_bytes("settings.toml", upload.encode())
+        assert source.status is Status.SYNTAX_ERROR
+        shown = source.problem.detail.traceback[0]
+        assert (shown.line, shown.code) == (line, "def f(a)")
+        assert "secret" not in repr(source)
+
+
+def test_a_notebooks_syntax_error_shows_the_cells_line_not_the_notebooks_json(tmp_path, monkeypatch):
+    """Checked from the notebook's own folder (as a student does), the line shown is the cell's."""
+    from tests.student.test_notebooks import notebook
+
+    path = tmp_path / "only.ipynb"
+    path.write_text(notebook(("code", "def after_game(beads, square, result)\n    return beads\n")))
+    monkeypatch.chdir(tmp_path)
+    source = read_submission(path)
+    shown = source.problem.detail.traceback[0]
+    assert (shown.line, shown.code) == (1, "def after_game(beads, square, result)")
