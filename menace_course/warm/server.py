@@ -68,6 +68,9 @@ def main(path_text: str) -> None:
         return  # another warm checker has this socket
     for name in WARM_MODULES:
         importlib.import_module(name)
+    from menace_course import catalog, schema
+
+    schema.prime(catalog.ChallengeFile)  # our classes' schema, not the course: it cannot go stale
     WarmChecker(own, path, lock, idle_seconds()).serve()
 
 
