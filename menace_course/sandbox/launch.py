@@ -183,12 +183,15 @@ class BwrapProbe:
     """
 
     def __init__(self) -> None:
-        """Start the probe (nothing runs when bwrap is not installed)."""
+        """Start the probe (nothing runs when bwrap is not installed, or the answer is known)."""
         self._process: subprocess.Popen[bytes] | None = None
         self._answer: bool | None = None
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             self._answer = False
+            return
+        if _known is not None and _known[0] == bwrap:
+            self._answer = _known[1]
             return
         argv = [bwrap, "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"]
         if os.geteuid() != 0:
@@ -211,6 +214,24 @@ class BwrapProbe:
                 self._process.wait()
                 self._answer = False
         return self._answer
+
+
+#: The probe's answer for one bwrap, when this process already has it (:func:`remember_probe`).
+_known: tuple[str, bool] | None = None
+
+
+def remember_probe() -> None:
+    """Probe now, and let every later :class:`BwrapProbe` of this process and its forks reuse the answer.
+
+    The warm checker calls it before it forks a copy for a check (at most once a minute), so
+    a warm check starts no bubblewrap of its own just to ask. The answer is kept for the
+    bwrap that was asked: a check whose ``PATH`` finds another one (or none) probes as usual.
+    """
+    global _known
+    bwrap = shutil.which("bwrap")
+    _known = None
+    if bwrap is not None:
+        _known = (bwrap, BwrapProbe().works())
 
 
 @functools.cache

@@ -8,8 +8,10 @@ socket makes a second one started at the same moment give up. It answers three r
 The forked copy becomes the command: it takes the client's fds 0-2 as its own, its folder,
 umask, environment and arguments, rebuilds ``sys.stdin``/``stdout``/``stderr`` with the
 client's encodings, and runs :func:`menace_course.cli.main` exactly as the client would
-have. What the warm checker itself did before the fork is limited to imports: no course,
-no cache and no sandbox is touched, so nothing of one check can reach another.
+have. What the warm checker itself did before the fork is limited to imports, the catalog's
+schema and whether bubblewrap works here (asked at most once a minute, by running
+``bwrap ... true``): no course, no cache and no sandbox is touched, so nothing of one
+check can reach another.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ WARM_MODULES = (
 )
 #: Seconds without a check after which the warm checker stops (``MENACE_WARM_IDLE``).
 IDLE_SECONDS = 900.0
+#: How long the warm checker reuses bubblewrap's answer to whether it works here, in seconds.
+PROBE_SECONDS = 60.0
 #: How long the warm checker waits for a client's request once it has connected.
 REQUEST_SECONDS = 5.0
 _TICK = 1.0
@@ -95,6 +99,7 @@ class WarmChecker:
         self.last_check = time.monotonic()
         self.children: set[int] = set()
         self.stopping = False
+        self.probed = -PROBE_SECONDS  # when bubblewrap was last asked whether it works here
 
     def serve(self) -> None:
         """Accept connections until stopped, or idle with no check running."""
@@ -185,6 +190,11 @@ class WarmChecker:
         }
 
     def _fork_check(self, connection: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+        if time.monotonic() - self.probed > PROBE_SECONDS:
+            from menace_course.sandbox.launch import remember_probe
+
+            remember_probe()  # whether bwrap works here, asked for every check the next minute
+            self.probed = time.monotonic()
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()

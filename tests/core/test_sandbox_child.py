@@ -609,6 +609,28 @@ def test_a_probe_started_early_chooses_bubblewrap_where_it_runs():
     assert choose_kind("bwrap", BwrapProbe()) == "bwrap"
 
 
+def test_a_remembered_answer_is_reused_for_the_same_bwrap_only(monkeypatch, tmp_path):
+    """The warm checker asks once a minute, not once a check; another bwrap on PATH is asked anew."""
+    from menace_course.sandbox import launch
+
+    monkeypatch.setattr(launch, "_known", None)
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    launch.remember_probe()
+    assert launch._known == (str(fake), False)
+    again = launch.BwrapProbe()
+    assert again._process is None and again.works() is False  # nothing was started to ask
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "bwrap").write_text("#!/bin/sh\nexit 0\n")
+    (other / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", str(other))
+    asked = launch.BwrapProbe()
+    assert asked._process is not None and asked.works() is True
+
+
 def test_without_bubblewrap_the_probe_says_so_and_bwrap_is_refused_with_how_to_fix_it(monkeypatch):
     from menace_course.errors import SandboxUnavailable
     from menace_course.sandbox.launch import BwrapProbe, choose_kind
