@@ -35,6 +35,7 @@ from menace_course.limits import Limits
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
 from menace_course.service.dispatch.fair import FairSlots
+from menace_course.service.languages import gettext as _
 from menace_course.service.lesson.programs import CONCURRENT, run_program
 from menace_course.service.lesson.widget import (
     MAX_GAMES,
@@ -102,8 +103,8 @@ def _task(slug: str, course: Course | None) -> dict[str, Any] | None:
         starter = challenge.starter_on_a_page(challenge.starter.read_text(encoding="utf-8"))
     except (MenaceError, OSError):
         return None
-    heading, _, body = text.partition("\n")
-    task, _, more = body.partition("\n## ")
+    heading, _sep, body = text.partition("\n")
+    task, _sep, more = body.partition("\n## ")
     return {
         "slug": slug,
         "title": challenge.title,
@@ -213,16 +214,23 @@ def widget() -> Response:
     """Play what was pressed; answer with the game to show and the widget's state."""
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        raise Refusal(400, "bad_request", "send a JSON object: {seed, log, action}")
+        raise Refusal(
+            400, "bad_request", _("send a JSON object: %(shape)s") % {"shape": "{seed, log, action}"}
+        )
     seed = data.get("seed")
     if type(seed) is not int or not 0 <= seed < MAX_SEED:
-        raise Refusal(400, "bad_request", f"seed must be a whole number from 0 to {MAX_SEED - 1}")
+        raise Refusal(
+            400,
+            "bad_request",
+            _("%(what)s must be a whole number from %(low)s to %(high)s")
+            % {"what": "seed", "low": 0, "high": MAX_SEED - 1},
+        )
     try:
         settings = parse_settings(data.get("settings"))
         log = parse_log(data.get("log", []))
         action = parse_action(data["action"]) if data.get("action") is not None else None
         if action is not None and games_in([*log, action]) > MAX_GAMES:
-            raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
+            raise BadRequest(_("a widget plays at most %(n)s games: press Start") % {"n": MAX_GAMES})
         state = _cache.get(seed, log, settings)
         game = state.apply(action) if action is not None else None
     except BadRequest as error:
@@ -272,13 +280,13 @@ def run() -> Response:
     """
     data = request.get_json(silent=True)
     if not isinstance(data, dict) or not isinstance(data.get("source"), str):
-        raise Refusal(400, "bad_request", "send a JSON object: {step, source}")
+        raise Refusal(400, "bad_request", _("send a JSON object: %(shape)s") % {"shape": "{step, source}"})
     owner = _runner_key()
     taken = RUNNER.take(owner, runner_wait())
     if taken == "yours":
-        raise Refusal(429, "still_running", "your last program is still running: wait for it to finish", 5)
+        raise Refusal(429, "still_running", _("your last program is still running: wait for it to finish"), 5)
     if taken == "full":
-        busy = "too many programs are running; try again in a moment"
+        busy = _("too many programs are running; try again in a moment")
         raise Refusal(429, "runner_busy", busy, int(Limits().wall_limit))
     try:
         result = run_program(data["source"], _sandbox())
@@ -301,7 +309,7 @@ def trained() -> Response:
 
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        raise Refusal(400, "bad_request", "send a JSON object: {game, moves}")
+        raise Refusal(400, "bad_request", _("send a JSON object: %(shape)s") % {"shape": "{game, moves}"})
     try:
         return jsonify(play_trained(data.get("game", 0), data.get("moves", [])))
     except TrainedGameError as error:
