@@ -23,9 +23,9 @@ import functools
 import re
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request, url_for
 from markdown_it import MarkdownIt
 
 from menace_course.catalog import load_challenge
@@ -34,8 +34,10 @@ from menace_course.errors import CourseError, MenaceError
 from menace_course.limits import Limits
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
+from menace_course.service.browser_words import browser_words
 from menace_course.service.dispatch.fair import FairSlots
 from menace_course.service.languages import gettext as _
+from menace_course.service.languages import install, request_language
 from menace_course.service.lesson.programs import CONCURRENT, run_program
 from menace_course.service.lesson.widget import (
     MAX_GAMES,
@@ -48,6 +50,7 @@ from menace_course.service.lesson.widget import (
     parse_log,
     parse_settings,
 )
+from menace_course.service.lesson.words import lesson_words
 from menace_course.service.refusal import Refusal, json_answer
 
 __all__ = ["CHALLENGES", "blueprint"]
@@ -55,6 +58,8 @@ __all__ = ["CHALLENGES", "blueprint"]
 blueprint = Blueprint("lesson", __name__, template_folder="templates")
 #: In an app of its own (not ``menace serve``, whose one handler replaces this), refusals are JSON.
 blueprint.record_once(lambda setup: setup.app.register_error_handler(Refusal, json_answer))
+#: The page and its widget speak the request's language (``?lang=``, else Accept-Language).
+blueprint.record_once(lambda setup: install(cast(Flask, setup.app)))
 
 #: The challenges the page holds, in its order.
 CHALLENGES = ("after_game", "count_boxes", "opening_box")
@@ -206,6 +211,8 @@ def page() -> str:
         checker_name=checker_name,
         sign_in_url=sign_in_url,
         helper_files=helper_files(),
+        lesson_words=lesson_words(request_language()),
+        check_words=browser_words(request_language()),
     )
 
 
