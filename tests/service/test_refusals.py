@@ -231,6 +231,13 @@ def test_no_english_sentence_is_left_in_a_refusal_of_a_malformed_request_in_chin
         if said["zh-TW"] == said["en"]:
             same.append(what)
     assert left == {} and same == []
+    # A request without its CSRF token (a page left open too long): flask-wtf's reason is worded too.
+    forged = service_app.test_client().post(
+        "/lesson/api/run", json={"step": 1, "source": "print(1)"}, headers={"Accept-Language": "zh-TW"}
+    )
+    assert (
+        _shape(forged, 400, "csrf")["message"] == "表單已過期或是偽造的（缺少 CSRF 權杖。）；請重新載入頁面"
+    )
     # ...and the program's own problems the page shows after Run (one that needs no sandbox).
     ran = client.post(
         "/lesson/api/run",
