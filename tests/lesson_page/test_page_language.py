@@ -55,6 +55,8 @@ def test_the_widgets_words_are_in_the_pages_language(app: Any) -> None:
         assert chinese["yourMove"] == "MENACE 下在%(square)s。輪到你：選一個空格。"
         assert [key for key, sentence in chinese.items() if sentence == WORDS[key]] == sorted(SAME_IN_CHINESE)
         assert english_left(" ".join(chinese.values())) == []
+        check = re.search(r'<script type="application/json" id="check-words">(.*?)</script>', page, re.S)
+        assert check and json.loads(check.group(1))["checking"] == "檢查中…"  # the challenges' check client
     english = client.get("/lesson").get_data(as_text=True)
     assert (
         '<html lang="en">' in english

@@ -188,7 +188,7 @@ def _checker() -> tuple[str | None, str | None]:
     except AuthError:
         person = None
     if person is not None and person.signed_in:
-        return person.name or "you", None
+        return person.name or _("you"), None
     service = _service()
     if service.config.open if service is not None else current_app.config.get("MENACE_OPEN"):
         return None, None
