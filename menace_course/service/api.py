@@ -35,7 +35,7 @@ from menace_course.service.languages import gettext as _
 from menace_course.service.openapi import build_spec, documented
 from menace_course.service.rate_limits import limiter, rate_key, submission_limit
 from menace_course.service.refusal import Refusal
-from menace_course.service.schemas import CheckRequestSchema
+from menace_course.service.schemas import CheckRequestSchema, invalid_fields
 from menace_course.service.state import state
 from menace_course.student_view import student_dict
 
@@ -87,9 +87,13 @@ def _wait_seconds() -> float:
     try:
         seconds = float(raw)
     except ValueError:
-        raise Refusal(400, "bad_request", f"wait={raw[:20]!r} is not a number of seconds") from None
+        raise Refusal(
+            400, "bad_request", _("%(wait)s is not a number of seconds") % {"wait": f"wait={raw[:20]!r}"}
+        ) from None
     if not 0 <= seconds <= 3600:
-        raise Refusal(400, "bad_request", "wait must be between 0 and the service's limit")
+        raise Refusal(
+            400, "bad_request", _("%(key)s must be between 0 and the service's limit") % {"key": "wait"}
+        )
     return min(seconds, state().config.max_wait_seconds)
 
 
@@ -98,7 +102,12 @@ def _format() -> Format | None:
     if raw is None:
         return None
     if raw not in FORMATS:
-        raise Refusal(400, "bad_request", f"format must be one of {', '.join(FORMATS)}")
+        raise Refusal(
+            400,
+            "bad_request",
+            _("%(key)s must be one of %(values)s")
+            % {"key": "format", "values": ", ".join(map(repr, FORMATS))},
+        )
     return raw  # type: ignore[return-value]
 
 
@@ -184,12 +193,18 @@ def post_check() -> tuple[Response, int] | Response:
     person = require_checker()
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise Refusal(400, "bad_request", "the body must be a JSON object: {challenge, filename, source}")
+        raise Refusal(
+            400,
+            "bad_request",
+            _("the body must be a JSON object: %(shape)s") % {"shape": "{challenge, filename, source}"},
+        )
     try:
         data = CheckRequestSchema().load(body)
     except ValidationError as invalid:
-        fields = "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in sorted(invalid.messages_dict.items()))
-        raise Refusal(400, "bad_request", f"the body is not a check request ({fields})") from None
+        fields = invalid_fields(invalid, _)
+        raise Refusal(
+            400, "bad_request", _("the body is not a check request (%(fields)s)") % {"fields": fields}
+        ) from None
     wait, format = _wait_seconds(), _format()
     key = rate_key()
     _paced("check", key)

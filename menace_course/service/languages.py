@@ -11,7 +11,7 @@ way, so the feedback it prints is in the student's language.
 
 from __future__ import annotations
 
-from flask import Flask, has_request_context, request, session
+from flask import Flask, current_app, has_request_context, request, session
 
 from menace_course import language
 
@@ -23,6 +23,10 @@ def request_language() -> str:
     """The language of this request's page: the one chosen, else the browser's first we have, else English."""
     if not has_request_context():
         return language.ENGLISH
+    asked = request.args.get("lang")
+    found = language.known(asked) if asked else None
+    if found is not None:
+        return found  # this page's own ?lang= (also where there is no session to keep it)
     chosen = session.get(CHOSEN)
     if isinstance(chosen, str) and chosen in language.LANGUAGES:
         return chosen
@@ -47,12 +51,18 @@ def remember_choice() -> None:
     """``?lang=zh_TW`` (or ``en``) on any page: keep that language for this browser's session."""
     asked = request.args.get("lang")
     found = language.known(asked) if asked else None
-    if found is not None and session.get(CHOSEN) != found:
+    if found is not None and current_app.secret_key and session.get(CHOSEN) != found:
         session[CHOSEN] = found
 
 
 def install(app: Flask) -> None:
-    """Give ``app``'s templates ``_()`` and ``ngettext()`` in each request's language, and ``page_lang``."""
+    """Give ``app``'s templates ``_()`` and ``ngettext()`` in each request's language, and ``page_lang``.
+
+    Once per app: the service's pages and the lesson page's blueprint both ask for it.
+    """
+    if app.extensions.get("menace_languages"):
+        return
+    app.extensions["menace_languages"] = True
     env = app.jinja_env
     env.add_extension("jinja2.ext.i18n")
     env.install_gettext_callables(  # type: ignore[attr-defined]

@@ -27,6 +27,19 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from menace_course.service.languages import gettext as _
+from menace_course.wording import N_, reworded
+
+#: flask-wtf's reasons for refusing a CSRF token, as message ids (worded in the request's language;
+#: one not here stays flask-wtf's English).
+CSRF_REASONS = (
+    N_("The CSRF token is missing."),
+    N_("The CSRF session token is missing."),
+    N_("The CSRF token has expired."),
+    N_("The CSRF token is invalid."),
+    N_("The CSRF tokens do not match."),
+    N_("The referrer header is missing."),
+    N_("The referrer does not match the host."),
+)
 
 #: The ``code`` of a Werkzeug HTTP error we did not raise ourselves, by status.
 HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
@@ -71,7 +84,10 @@ def as_refusal(error: Exception, max_body_kb: int, rate_retry: int) -> Refusal |
     if isinstance(error, Refusal):
         return error
     if isinstance(error, CSRFError):
-        return Refusal(400, "csrf", f"the form was stale or forged ({error.description}); reload the page")
+        why = reworded(str(error.description), _, CSRF_REASONS)
+        return Refusal(
+            400, "csrf", _("the form was stale or forged (%(why)s); reload the page") % {"why": why}
+        )
     if isinstance(error, RequestEntityTooLarge):
         return Refusal(413, "too_large", _("the request is larger than %(kb)s KB") % {"kb": max_body_kb})
     if isinstance(error, RateLimitExceeded):

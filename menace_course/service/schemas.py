@@ -5,10 +5,37 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from collections.abc import Callable
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
+
+from menace_course.wording import N_, reworded
 
 #: The schemas the OpenAPI document lists (by class name, without the ``Schema`` suffix).
 DOCUMENTED = ("CheckRequestSchema", "CheckAcceptedSchema", "CheckSchema", "ChallengeSchema", "ErrorSchema")
+
+
+#: marshmallow's own sentences about a check request's fields, as message ids of the catalog
+#: (its values by name), so a refusal of a malformed body is worded in the request's language.
+FIELD_SENTENCES = (
+    N_("Missing data for required field."),
+    N_("Not a valid string."),
+    N_("Unknown field."),
+    N_("Field may not be null."),
+    N_("Longer than maximum length %(max)s."),
+    N_("Invalid input type."),
+)
+
+
+def invalid_fields(invalid: ValidationError, gettext: Callable[[str], str]) -> str:
+    """What is wrong with each field of a body marshmallow refused, in ``gettext``'s language
+    (a sentence of marshmallow's not in :data:`FIELD_SENTENCES` stays as marshmallow said it)."""
+    said = {
+        name: " ".join(reworded(str(m), gettext, FIELD_SENTENCES) for m in messages)
+        for name, messages in sorted(invalid.messages_dict.items())
+        if isinstance(messages, list)
+    }
+    return "; ".join(f"{name}: {words}" for name, words in said.items())
 
 
 class CheckRequestSchema(Schema):

@@ -123,7 +123,7 @@ def test_a_move_on_a_taken_square_is_refused_with_a_reason(client: Any) -> None:
         ({"seed": 1, "log": [], "settings": {"reward": [3, 1]}}, "settings.reward"),
         ({"seed": 1, "log": [], "settings": {"start": [4, 3, 2, 0]}}, "starting beads"),
         ({"seed": 1, "log": [], "settings": {"symmetry": "no"}}, "symmetry"),
-        ({"seed": 1, "log": [], "settings": {"beads": 4}}, "only reward"),
+        ({"seed": 1, "log": [], "settings": {"beads": 4}}, "only 'reward'"),
         ({"seed": 1, "log": [{"type": "games", "count": 5, "opponent": "michie"}]}, "opponent"),
         ({"seed": 1, "log": [{"type": "human", "moves": [4]}]}, "not over"),
         ({"seed": 1, "log": [{"type": "games", "count": 1000, "opponent": "random"}] * 21}, "at most"),

@@ -175,3 +175,73 @@ def test_a_too_large_request_is_refused_in_the_requests_language(client: Any, se
         "/api/v1/checks", data=b"x" * (2 * 1024 * 1024), content_type="application/json", headers=headers
     )
     assert _shape(answer, 413, "too_large")["message"].startswith("請求超過 ")
+
+
+#: Requests a program got wrong, and the lesson page's refusals: (what, path, JSON body).
+MALFORMED = [
+    ("a wait that is not a number", "/api/v1/checks?wait=soon", {"challenge": "after_game", "source": "x"}),
+    ("a wait too long", "/api/v1/checks?wait=99999", {"challenge": "after_game", "source": "x"}),
+    ("a format there is not", "/api/v1/checks?format=pdf", {"challenge": "after_game", "source": "x"}),
+    ("a body that is not an object", "/api/v1/checks", [1]),
+    ("a body that is not a check request", "/api/v1/checks", {"challenge": 3, "bogus": 1, "filename": None}),
+    ("a run that is not a program", "/lesson/api/run", {"step": 1}),
+    ("a widget that is not an object", "/lesson/api/widget", [1]),
+    ("a seed out of range", "/lesson/api/widget", {"seed": -1}),
+    ("settings that are not an object", "/lesson/api/widget", {"seed": 1, "settings": 3}),
+    ("a setting there is not", "/lesson/api/widget", {"seed": 1, "settings": {"speed": 1}}),
+    ("a reward too large", "/lesson/api/widget", {"seed": 1, "settings": {"reward": [99, 1, -1]}}),
+    ("too few starting beads", "/lesson/api/widget", {"seed": 1, "settings": {"start": [1]}}),
+    ("symmetry not a truth", "/lesson/api/widget", {"seed": 1, "settings": {"symmetry": 1}}),
+    ("a log that is not a list", "/lesson/api/widget", {"seed": 1, "log": 3}),
+    ("an action of no kind", "/lesson/api/widget", {"seed": 1, "action": {"type": "chess"}}),
+    (
+        "an opponent there is not",
+        "/lesson/api/widget",
+        {"seed": 1, "action": {"type": "games", "opponent": "x"}},
+    ),
+    (
+        "too many games",
+        "/lesson/api/widget",
+        {"seed": 1, "action": {"type": "games", "opponent": "random", "count": 0}},
+    ),
+    ("a taken square", "/lesson/api/widget", {"seed": 1, "action": {"type": "human", "moves": [4, 4, 4]}}),
+    ("a trained game that is not an object", "/lesson/api/trained", [1]),
+    ("a trained game out of range", "/lesson/api/trained", {"game": -1}),
+    ("trained moves that are not squares", "/lesson/api/trained", {"game": 1, "moves": [9]}),
+    ("a trained move on a taken square", "/lesson/api/trained", {"game": 1, "moves": [0, 0, 0]}),
+]
+
+
+def test_no_english_sentence_is_left_in_a_refusal_of_a_malformed_request_in_chinese(service_app: Any) -> None:
+    # The escape test's own detector (tests/student): what is rightly Latin (keys, quoted values) aside.
+    from tests.student.test_languages import english_left
+    from tests.student.test_nothing_escapes_the_catalog import students_part_removed
+
+    client, csrf = _lesson(service_app)
+    left, same = {}, []
+    for what, path, body in MALFORMED:
+        said = {}
+        for language in ("zh-TW", "en"):
+            answer = client.post(path, json=body, headers={**csrf, "Accept-Language": language})
+            said[language] = _shape(answer, 400, "bad_request")["message"]
+        shapes_named = re.sub(r"\{[^{}]*\}", " ", said["zh-TW"])  # {seed, log, action}: the JSON asked for
+        found = english_left(students_part_removed(shapes_named))
+        if found:
+            left[what] = found
+        if said["zh-TW"] == said["en"]:
+            same.append(what)
+    assert left == {} and same == []
+    # A request without its CSRF token (a page left open too long): flask-wtf's reason is worded too.
+    forged = service_app.test_client().post(
+        "/lesson/api/run", json={"step": 1, "source": "print(1)"}, headers={"Accept-Language": "zh-TW"}
+    )
+    assert (
+        _shape(forged, 400, "csrf")["message"] == "表單已過期或是偽造的（缺少 CSRF 權杖。）；請重新載入頁面"
+    )
+    # ...and the program's own problems the page shows after Run (one that needs no sandbox).
+    ran = client.post(
+        "/lesson/api/run",
+        json={"step": 1, "source": "#" * 60_000},
+        headers={**csrf, "Accept-Language": "zh-TW"},
+    )
+    assert ran.get_json()["problem"] == "程式太長了（最多 50,000 個字元）。"

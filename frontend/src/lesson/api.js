@@ -1,9 +1,18 @@
 // Talking to the server: JSON in, JSON out, with the page's CSRF token when it has one.
 
+import { say } from "./words.js";
+
+/** The page's language, asked for in the server's answers (its refusals' sentences), as a header. */
+export function pageLanguage() {
+  const lang = typeof document !== "undefined" ? document.documentElement.getAttribute("lang") : null;
+  return lang ? { "Accept-Language": lang } : {};
+}
+
 export async function postJSON(url, body) {
   const headers = { "Content-Type": "application/json", Accept: "application/json" };
   const token = document.querySelector('meta[name="csrf-token"]');
   if (token) headers["X-CSRFToken"] = token.getAttribute("content");
+  Object.assign(headers, pageLanguage());
   const response = await fetch(url, {
     method: "POST",
     headers,
@@ -18,7 +27,7 @@ export async function postJSON(url, body) {
   }
   if (!response.ok) {
     // Every refusal of the service is {error: code, message: sentence} (service/refusal.py).
-    const message = (data && data.message) || `the server answered ${response.status}`;
+    const message = (data && data.message) || say("serverAnswered", { status: response.status });
     const failure = new Error(message);
     failure.status = response.status;
     failure.retryAfter = response.headers.get("Retry-After");
@@ -28,9 +37,9 @@ export async function postJSON(url, body) {
 }
 
 export async function getJSON(url) {
-  const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+  const response = await fetch(url, { headers: { Accept: "application/json", ...pageLanguage() }, credentials: "same-origin" });
   const data = await response.json().catch(() => null);
-  if (!response.ok) throw new Error((data && data.message) || `the server answered ${response.status}`);
+  if (!response.ok) throw new Error((data && data.message) || say("serverAnswered", { status: response.status }));
   return data;
 }
 

@@ -2,12 +2,7 @@
 // which squares have beads, which bead was drawn and what changed all come from the engine.
 
 import { el } from "./api.js";
-
-export const SQUARE_NAMES = [
-  "top left", "top middle", "top right",
-  "middle left", "center", "middle right",
-  "bottom left", "bottom middle", "bottom right",
-];
+import { colourName, nth, say, sayN, squareName } from "./words.js";
 
 /**
  * Where an arrow key moves the keyboard focus on the board, from square ``index``: past
@@ -35,19 +30,19 @@ export function nextSquare(index, key, isFree) {
   return null;
 }
 
-// One color of bead for each square of the board, each named for screen readers.
+// One color of bead for each square of the board, each named for screen readers (words.js: colourN).
 export const BEAD_COLOURS = [
-  ["#c0392b", "red"], ["#d35400", "orange"], ["#9a7d0a", "mustard"],
-  ["#1e8449", "green"], ["#1f618d", "blue"], ["#6c3483", "purple"],
-  ["#a04000", "brown"], ["#117a65", "teal"], ["#c2185b", "pink"],
+  "#c0392b", "#d35400", "#9a7d0a",
+  "#1e8449", "#1f618d", "#6c3483",
+  "#a04000", "#117a65", "#c2185b",
 ];
 
 export function describeBeads(beads, drawn) {
   const parts = Object.entries(beads)
     .sort(([a], [b]) => Number(a) - Number(b))
-    .map(([square, count]) => `${SQUARE_NAMES[square]} ${count} ${BEAD_COLOURS[square][1]} bead${count === 1 ? "" : "s"}`);
-  const text = parts.length ? parts.join(", ") : "no beads at all";
-  return drawn === undefined || drawn === null ? text : `${text}; drew ${SQUARE_NAMES[drawn]}`;
+    .map(([square, count]) => sayN("beads", count, { square: squareName(square), count, colour: colourName(square) }));
+  const text = parts.length ? parts.join(say("listSeparator")) : say("noBeads");
+  return drawn === undefined || drawn === null ? text : say("beadsDrew", { beads: text, square: squareName(drawn) });
 }
 
 const beadSize = (count) => (count >= 1000 ? " bead-4" : count >= 100 ? " bead-3" : "");
@@ -62,12 +57,12 @@ export function miniBoard(board, beads = {}, drawn = null) {
       cell.classList.add(`mark-${mark.toLowerCase()}`);
       cell.textContent = mark;
     } else if (beads[square] !== undefined) {
-      const [color, colourName] = BEAD_COLOURS[square];
+      const color = BEAD_COLOURS[square];
       const bead = el("span", {
         // Three or four digits get a smaller figure, so the number stays inside its circle.
         class: `bead${beads[square] === 0 ? " bead-empty" : ""}${beadSize(beads[square])}`,
         style: `--bead: ${color}`,
-        title: `${beads[square]} ${colourName}`,
+        title: say("beadTitle", { count: beads[square], colour: colourName(square) }),
         "data-count": beads[square],
       }, String(beads[square]));
       if (square === drawn) {
@@ -81,14 +76,12 @@ export function miniBoard(board, beads = {}, drawn = null) {
   return el("span", { class: "mini-board", "aria-hidden": "true" }, cells);
 }
 
-const ordinal = (n) => `${n}${["th", "st", "nd", "rd"][(n % 100 > 10 && n % 100 < 14) || n % 10 > 3 ? 0 : n % 10]}`;
-
 /** A card for one box MENACE opened: the board then, its beads, the drawn bead, its change. */
 export function card(data, index) {
   const moveNumber = data.move + 1;
-  const label = `Box ${index + 1}, before move ${moveNumber}: ${describeBeads(data.beads, data.drawn)}`;
-  const caption = el("span", { class: "card-caption" }, `Move ${moveNumber} · MENACE's ${ordinal(index + 1)}`);
-  const item = el("li", { class: "card", "data-move": data.move, "aria-label": label },
+  const label = say("cardLabel", { box: index + 1, move: moveNumber, beads: describeBeads(data.beads, data.drawn) });
+  const caption = el("span", { class: "card-caption" }, say("cardCaption", { move: moveNumber, nth: nth(index + 1) }));
+  const item = el("li", { class: "card", "data-move": data.move, "aria-label": label, "data-label": label },
     miniBoard(data.board, data.beads, data.drawn), caption);
   if (data.change !== undefined) showChange(item, data);
   return item;
@@ -104,14 +97,15 @@ export function showChange(item, data) {
     item.append(badge);
   }
   badge.textContent = text;
-  badge.setAttribute("aria-label", `${text} ${SQUARE_NAMES[data.drawn]} bead${Math.abs(data.change) === 1 ? "" : "s"}`);
-  item.setAttribute("aria-label", `${item.getAttribute("aria-label").split(". Change")[0]}. Change ${text}`);
+  badge.setAttribute("aria-label", sayN("changeLabel", Math.abs(data.change), { change: text, square: squareName(data.drawn) }));
+  const label = item.dataset.label || item.getAttribute("aria-label");
+  item.setAttribute("aria-label", say("cardChanged", { label, change: text }));
   item.dataset.change = String(data.change);
 }
 
 export function resignedCard(data) {
-  return el("li", { class: "card card-resigned", "aria-label": "MENACE's box for this position is empty: it resigns" },
-    miniBoard(data.board), el("span", { class: "card-caption" }, "Empty box: MENACE resigns"));
+  return el("li", { class: "card card-resigned", "aria-label": say("resignedLabel") },
+    miniBoard(data.board), el("span", { class: "card-caption" }, say("resignedCaption")));
 }
 
 /** Show `board` (9 one-letter strings) on 9 square buttons, ringing square `ringed` (the last move). */
@@ -123,6 +117,6 @@ export function drawSquares(squares, board, ringed = null) {
     button.classList.toggle("mark-x", mark === "X");
     button.classList.toggle("mark-o", mark === "O");
     button.classList.toggle("last-move", square === ringed);
-    button.setAttribute("aria-label", `${SQUARE_NAMES[square]}, ${mark || "empty"}`);
+    button.setAttribute("aria-label", mark ? say("squareLabel", { square: squareName(square), mark }) : say("squareEmpty", { square: squareName(square) }));
   });
 }

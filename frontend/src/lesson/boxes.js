@@ -2,10 +2,10 @@
 
 import { el } from "./api.js";
 import { describeBeads, miniBoard } from "./board.js";
+import { nth, say, sayN } from "./words.js";
 
-const ORDINALS = { 1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th", 6: "6th", 7: "7th", 8: "8th" };
-
-/** Sections of cards, one section for each move of the game, for the boxes the server listed. */
+/** Sections of cards, one section for each move of the game, for the boxes the server listed
+ * (``whose``: "Menace" or "O", MENACE's boxes or the second MENACE's). */
 export function boxGroups(all, whose) {
   const groups = new Map();
   for (const box of all) {
@@ -16,10 +16,10 @@ export function boxGroups(all, whose) {
   for (const [move, boxes] of groups) {
     const items = boxes.map((box) => el("li", {
       class: `card box-card${move === 1 ? " first" : ""}`,
-      "aria-label": `Box for the position ${box.position.replaceAll(" ", "·")}: ${describeBeads(box.beads)}`,
-    }, miniBoard(box.position, box.beads), el("span", { class: "card-caption" }, `${box.total} bead${box.total === 1 ? "" : "s"}`)));
+      "aria-label": say("boxLabel", { position: box.position.replaceAll(" ", "·"), beads: describeBeads(box.beads) }),
+    }, miniBoard(box.position, box.beads), el("span", { class: "card-caption" }, sayN("beadCount", box.total))));
     sections.push(el("section", { class: "box-group" },
-      el("h4", {}, `Before ${whose} move ${ORDINALS[move] || move} of the game: ${boxes.length} box${boxes.length === 1 ? "" : "es"}`),
+      el("h4", {}, sayN(`boxGroup${whose}`, boxes.length, { nth: nth(move) })),
       el("ol", { class: "cards" }, items)));
   }
   return sections;
@@ -27,11 +27,11 @@ export function boxGroups(all, whose) {
 
 /** Fill the panel: MENACE's boxes, then (when O is a learning MENACE too) O's. */
 export function showBoxes(list, others, answer) {
-  if (!answer.boxes.length) list.replaceChildren(el("p", {}, "MENACE has not opened any box yet: play a game first."));
-  else list.replaceChildren(...boxGroups(answer.boxes, "MENACE's"));
+  if (!answer.boxes.length) list.replaceChildren(el("p", {}, say("noBoxYet")));
+  else list.replaceChildren(...boxGroups(answer.boxes, "Menace"));
   if (answer.o_boxes && answer.o_boxes.length) {
-    others.replaceChildren(el("h3", {}, `The second MENACE's boxes (O): ${answer.o_boxes.length}`),
-      ...boxGroups(answer.o_boxes, "O's"));
+    others.replaceChildren(el("h3", {}, say("oBoxes", { n: answer.o_boxes.length })),
+      ...boxGroups(answer.o_boxes, "O"));
   } else {
     others.replaceChildren();
   }

@@ -2,14 +2,17 @@
 // A dashed vertical line marks every change of opponent.
 
 import { svgEl } from "./api.js";
+import { say, sayN } from "./words.js";
 
 const STEP = { w: 3, d: 1, l: -1 };
-const NAMES = { perfect: "Perfect", random: "Random", menace: "MENACE", you: "You" };
+const NAMES = { perfect: "chartPerfect", random: "chartRandom", menace: "chartMenace", you: "chartYou" };
 const WIDTH = 640; // the widest the chart is drawn; a narrower box gets a narrower drawing
 const MIN_WIDTH = 280;
 const HEIGHT = 260;
 const PAD = { left: 48, right: 16, top: 26, bottom: 34 };
 const LABEL_CHAR = 7.5; // the width of a character of a segment's label (11px, bold), near enough
+// A wide character (Chinese, Japanese, Korean) takes about two.
+const labelWidth = (text) => Array.from(text).reduce((sum, c) => sum + (c.codePointAt(0) >= 0x2e80 ? 2 : 1) * LABEL_CHAR, 0);
 
 function niceStep(range) {
   const rough = range / 5;
@@ -37,11 +40,12 @@ export function drawChart(container, results, segments) {
   const x = (g) => PAD.left + (g / xMax) * (width - PAD.left - PAD.right);
   const y = (v) => HEIGHT - PAD.bottom - ((v - yMin) / (yMax - yMin)) * (HEIGHT - PAD.top - PAD.bottom);
   const last = scores[scores.length - 1];
+  const against = segments.map((s, i) => (i + 1 < segments.length
+    ? say("segmentFromTo", { opponent: say(NAMES[s.opponent]), from: s.start + 1, to: segments[i + 1].start })
+    : say("segmentFrom", { opponent: say(NAMES[s.opponent]), from: s.start + 1 })));
   const summary = games
-    ? `Michie's chart after ${games} game${games === 1 ? "" : "s"}: the line is at ${last}. ` +
-      segments.map((s, i) => `Against ${NAMES[s.opponent]} from game ${s.start + 1}` +
-        (i + 1 < segments.length ? ` to ${segments[i + 1].start}` : "")).join("; ") + "."
-    : "Michie's chart: no games yet.";
+    ? sayN("chartSummary", games, { last, segments: against.join(say("segmentSeparator")) })
+    : say("chartEmpty");
   const svg = svgEl("svg", {
     viewBox: `0 0 ${width} ${HEIGHT}`, role: "img", "aria-label": summary, class: "chart-svg",
     preserveAspectRatio: "xMidYMid meet",
@@ -57,8 +61,8 @@ export function drawChart(container, results, segments) {
   for (let g = 0; g <= xMax; g += xStep) {
     axes.append(svgEl("text", { x: x(g), y: HEIGHT - PAD.bottom + 16, class: "tick", "text-anchor": "middle" }, String(g)));
   }
-  axes.append(svgEl("text", { x: width - PAD.right, y: HEIGHT - 4, class: "axis-label", "text-anchor": "end" }, "games played"));
-  axes.append(svgEl("text", { x: 4, y: 14, class: "axis-label" }, "wins ×3 + draws − losses"));
+  axes.append(svgEl("text", { x: width - PAD.right, y: HEIGHT - 4, class: "axis-label", "text-anchor": "end" }, say("axisGames")));
+  axes.append(svgEl("text", { x: 4, y: 14, class: "axis-label" }, say("axisScore")));
   svg.append(axes);
   for (const [index, segment] of segments.entries()) {
     const at = x(segment.start);
@@ -69,8 +73,8 @@ export function drawChart(container, results, segments) {
       }));
     }
     // A label that would run past the right edge sits on the line's left instead.
-    const name = NAMES[segment.opponent];
-    const fits = at + 4 + name.length * LABEL_CHAR <= width - PAD.right;
+    const name = say(NAMES[segment.opponent]);
+    const fits = at + 4 + labelWidth(name) <= width - PAD.right;
     svg.append(svgEl("text", {
       x: fits ? at + 4 : at - 4, y: PAD.top + 8, class: "segment-label", "text-anchor": fits ? "start" : "end",
     }, name));
@@ -92,7 +96,7 @@ export function drawChart(container, results, segments) {
 // many colour-blind people, so each loss also gets a white cross, and a legend says so; a
 // win stays a plain square, a draw a light one (lightness tells it apart).
 export const OUTCOME_FILLS = { "#008000": "win", "#d3d3d3": "draw", "#b22222": "loss" };
-const CUE_WORDS = { win: "a win: green", draw: "a draw: light gray", loss: "a loss: firebrick, with a cross" };
+const CUE_WORDS = { win: "cueWin", draw: "cueDraw", loss: "cueLoss" };
 
 function cueFor(outcome, x, y, size) {
   if (outcome === "loss") {
@@ -132,7 +136,7 @@ export function outcomeLegend(outcomes) {
     const swatch = svgEl("svg", { viewBox: "0 0 12 12", width: 14, height: 14, "aria-hidden": "true" },
       svgEl("rect", { width: 12, height: 12, fill }), cueFor(outcome, 0, 0, 12));
     const item = document.createElement("li");
-    item.append(swatch, ` ${CUE_WORDS[outcome]}`);
+    item.append(swatch, ` ${say(CUE_WORDS[outcome])}`);
     list.append(item);
   }
   return list;

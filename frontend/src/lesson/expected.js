@@ -1,6 +1,7 @@
 // A program's printed lines beside the lesson's: which lines came out differently.
 
 import { el } from "./api.js";
+import { say, sayN } from "./words.js";
 
 /** The lines of `printed`, each marked when it is not the lesson's line at that place. */
 export function comparedOutput(printed, expected) {
@@ -11,12 +12,12 @@ export function comparedOutput(printed, expected) {
     const same = want[i] === line;
     if (!same) differ += 1;
     return same ? el("span", { class: "line" }, line, "\n")
-      : el("mark", { class: "line differs", title: want[i] === undefined ? "the lesson's program prints no such line" : `the lesson's line: ${want[i]}` }, line, "\n");
+      : el("mark", { class: "line differs", title: want[i] === undefined ? say("noSuchLine") : say("lessonsLine", { line: want[i] }) }, line, "\n");
   });
   const missing = Math.max(0, want.length - got.length);
+  const parts = { differ: differ ? sayN("linesDiffer", differ) : "", missing: missing ? sayN("linesMissing", missing) : "" };
   const words = differ === 0 && missing === 0
-    ? "Every line is the same as the lesson's."
-    : [differ ? `${differ} line${differ === 1 ? "" : "s"} differ${differ === 1 ? "s" : ""} from the lesson's (marked)` : "",
-        missing ? `${missing} of the lesson's line${missing === 1 ? " is" : "s are"} missing` : ""].filter(Boolean).join("; ") + ".";
+    ? say("sameLines")
+    : differ && missing ? say("comparedBoth", parts) : say("comparedOne", { part: parts.differ || parts.missing });
   return { pre: el("pre", { class: "printed compared" }, lines), note: el("p", { class: `note comparison${differ || missing ? " differs" : ""}` }, words), differ, missing };
 }

@@ -3,10 +3,11 @@
 // Run sends the program, as shown or as edited, to POST /lesson/api/run: it runs in the
 // same sandbox as a check. Check my program uses the service's own API, as /c/<slug> does.
 
-import { el, postJSON } from "./api.js";
+import { el, pageLanguage, postJSON } from "./api.js";
 import { checkProgram, reportView } from "../check/client.js";
 import { addOutcomeCues, outcomeLegend } from "./chart.js";
 import { comparedOutput } from "./expected.js";
+import { checkWords, say, sayWith } from "./words.js";
 
 const editorOf = (textarea) => (window.MenaceEditor ? window.MenaceEditor.get(textarea) : null);
 const valueOf = (textarea) => (editorOf(textarea) ? editorOf(textarea).getValue() : textarea.value);
@@ -27,12 +28,12 @@ export function setUpProgram(article) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     run.disabled = true;
-    output.replaceChildren(el("p", { class: "note" }, "Running in the sandbox…"));
+    output.replaceChildren(el("p", { class: "note" }, say("running")));
     try {
       const answer = await postJSON(form.getAttribute("action"), { step: Number(article.dataset.step), source: valueOf(textarea) });
       output.replaceChildren(...programOutput(answer, expected ? expected.textContent : null));
     } catch (error) {
-      showError(output, `The program could not be run: ${error.message}`);
+      showError(output, say("notRun", { message: error.message }));
     } finally {
       run.disabled = false;
     }
@@ -43,7 +44,7 @@ export function setUpProgram(article) {
     if (editor) editor.setEditable(editing);
     else textarea.readOnly = !editing;
     edit.setAttribute("aria-pressed", editing ? "true" : "false");
-    edit.textContent = editing ? "Stop editing" : "Edit";
+    edit.textContent = editing ? say("stopEditing") : say("edit");
     reset.hidden = false;
     if (editing && editor) editor.focus();
   });
@@ -58,13 +59,15 @@ function programOutput(answer, expected) {
   const parts = [];
   if (answer.printed && expected !== null) {
     const compared = comparedOutput(answer.printed, expected);
-    parts.push(el("h4", {}, "Printed"), compared.pre, compared.note);
+    parts.push(el("h4", {}, say("printed")), compared.pre, compared.note);
   } else if (answer.printed) {
-    parts.push(el("h4", {}, "Printed"), el("pre", { class: "printed" }, answer.printed));
+    parts.push(el("h4", {}, say("printed")), el("pre", { class: "printed" }, answer.printed));
   }
-  if (answer.dropped) parts.push(el("p", { class: "note" }, `(${answer.dropped} more characters were printed and not kept)`));
+  if (answer.dropped) parts.push(el("p", { class: "note" }, say("dropped", { n: answer.dropped })));
   if (answer.error) {
-    const frames = answer.error.frames.map((f) => el("li", {}, `line ${f.line}${f.function !== "<module>" ? `, in ${f.function}` : ""}: `, el("code", {}, f.code)));
+    const frames = answer.error.frames.map((f) => el("li", {},
+      f.function !== "<module>" ? say("frameLineIn", { line: f.line, function: f.function }) : say("frameLine", { line: f.line }),
+      el("code", {}, f.code)));
     parts.push(el("div", { class: "problem", role: "alert" },
       el("p", {}, el("strong", {}, answer.error.type), answer.error.message ? `: ${answer.error.message}` : ""),
       frames.length ? el("ol", { class: "frames" }, frames) : null));
@@ -73,15 +76,15 @@ function programOutput(answer, expected) {
   for (const svgText of answer.pictures || []) {
     const svg = new DOMParser().parseFromString(svgText, "image/svg+xml").documentElement;
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "The program's picture: one square for each game, green a win, gray a draw, firebrick with a cross a loss");
+    svg.setAttribute("aria-label", say("pictureLabel"));
     const shown = document.importNode(svg, true);
     const outcomes = addOutcomeCues(shown); // a cross on each loss: not colour alone
-    parts.push(el("h4", {}, "Picture"), el("div", { class: "picture" }, shown));
+    parts.push(el("h4", {}, say("picture")), el("div", { class: "picture" }, shown));
     if (outcomes.length) parts.push(outcomeLegend(outcomes));
   }
   for (const note of answer.notes || []) parts.push(el("p", { class: "note" }, note));
-  if (!parts.length) parts.push(el("p", { class: "note" }, "The program ran and printed nothing."));
-  parts.push(el("p", { class: "note seconds" }, `Ran in ${answer.seconds.toFixed(2)} s, in the sandbox.`));
+  if (!parts.length) parts.push(el("p", { class: "note" }, say("printedNothing")));
+  parts.push(el("p", { class: "note seconds" }, say("ranIn", { seconds: answer.seconds.toFixed(2) })));
   return parts;
 }
 
@@ -109,10 +112,8 @@ function takeDraft(slug) {
 }
 
 function signInFirst(output, signInUrl) {
-  output.replaceChildren(el("p", { class: "sign-in", role: "alert" },
-    "Sign in first: checks are kept under your name. ",
-    el("a", { href: signInUrl, class: "sign-in-link" }, "Sign in"),
-    " with the token or the link your teacher gave you; you come back here with your program as you left it."));
+  const link = el("a", { href: signInUrl, class: "sign-in-link" }, say("signInLink"));
+  output.replaceChildren(el("p", { class: "sign-in", role: "alert" }, ...sayWith("signInFirst", { link })));
 }
 
 export function setUpChallenge(article) {
@@ -134,7 +135,8 @@ export function setUpChallenge(article) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     button.disabled = true;
-    output.replaceChildren(el("p", { class: "note" }, "Checking…"));
+    const words = checkWords();
+    output.replaceChildren(el("p", { class: "note" }, words.checking));
     try {
       const token = document.querySelector('meta[name="csrf-token"]');
       const answer = await checkProgram({
@@ -142,17 +144,18 @@ export function setUpChallenge(article) {
         challenge: form.elements.challenge.value,
         filename: form.elements.filename.value,
         source: valueOf(textarea),
-        headers: token ? { "X-CSRFToken": token.getAttribute("content") } : {},
+        headers: { ...(token ? { "X-CSRFToken": token.getAttribute("content") } : {}), ...pageLanguage() },
         onStatus: (text) => output.replaceChildren(el("p", { class: "note" }, text)),
+        words,
       });
-      output.replaceChildren(...reportView(document, answer));
+      output.replaceChildren(...reportView(document, answer, words));
     } catch (error) {
       if (error.status === 401 && signInUrl) {
         keepDraft(slug, valueOf(textarea));
         signInFirst(output, `${signInUrl}${signInUrl.includes("?") ? "&" : "?"}next=${encodeURIComponent(`${window.location.pathname}${window.location.search}#challenge-${slug}`)}`);
         return;
       }
-      showError(output, `Your program could not be checked: ${error.message}`);
+      showError(output, say("notChecked", { message: error.message }));
     } finally {
       button.disabled = false;
     }

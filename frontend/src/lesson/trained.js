@@ -5,14 +5,11 @@
 // Nothing is learned, so every game starts from the same boxes; game n draws with seed n.
 
 import { postJSON } from "./api.js";
-import { SQUARE_NAMES, drawSquares } from "./board.js";
+import { drawSquares } from "./board.js";
 import { arrowKey } from "./keys.js";
+import { say, squareName } from "./words.js";
 
-const RESULT_WORDS = {
-  win: "MENACE won. Press New game to try again.",
-  draw: "A draw. Press New game to try again.",
-  loss: "You beat it! Press New game: does the same way work again?",
-};
+const RESULT_WORDS = { win: "trainedWin", draw: "trainedDraw", loss: "trainedLoss" };
 
 export class TrainedBoard {
   constructor(root) {
@@ -53,19 +50,19 @@ export class TrainedBoard {
       if (answer.result) {
         this.moves = null;
         this.tally[answer.result] += 1;
-        this.status.textContent = RESULT_WORDS[answer.result];
-        this.score.textContent = `Against your MENACE: it won ${this.tally.win}, drew ${this.tally.draw}, lost ${this.tally.loss}.`;
+        this.status.textContent = say(RESULT_WORDS[answer.result]);
+        this.score.textContent = say("trainedScore", { won: this.tally.win, drew: this.tally.draw, lost: this.tally.loss });
         this.root.dataset.state = "over";
         this.root.dataset.result = answer.result;
         this.newGame.focus();
       } else {
-        this.status.textContent = `MENACE played the ${SQUARE_NAMES[last]}. Your move: choose an empty square.`;
+        this.status.textContent = say("yourMove", { square: squareName(last) });
         this.root.dataset.state = "your-turn";
         this.enable(true);
         this.squares.find((b) => !b.disabled)?.focus();
       }
     } catch (error) {
-      this.status.textContent = `Something went wrong: ${error.message}`;
+      this.status.textContent = say("somethingWrong", { message: error.message });
       this.root.dataset.state = "over";
     } finally {
       this.root.setAttribute("aria-busy", "false");

@@ -5,12 +5,13 @@
 // chart's data and the tallies. The rules of the game live on the server, once.
 
 import { el, postJSON } from "./api.js";
-import { SQUARE_NAMES, card, drawSquares, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
+import { card, drawSquares, describeBeads, miniBoard, resignedCard, showChange } from "./board.js";
 import { drawChart } from "./chart.js";
 import { showBoxes } from "./boxes.js";
 import { arrowKey } from "./keys.js";
+import { say, sayN, squareName } from "./words.js";
 
-const OPPONENT_NAMES = { perfect: "Perfect", random: "Random", menace: "the second MENACE", you: "you" };
+const OPPONENT_NAMES = { perfect: "opponentPerfect", random: "opponentRandom", menace: "opponentMenace", you: "opponentYou" };
 const MICHIE = { reward: [3, 1, -1], start: [4, 3, 2, 1], symmetry: true };
 const MAX_GAMES = 5000;
 const reducedMotion = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -105,7 +106,7 @@ export class Widget {
     try {
       await task();
     } catch (error) {
-      this.setStatus(`Something went wrong: ${error.message}`);
+      this.setStatus(say("somethingWrong", { message: error.message }));
     } finally {
       this.setBusy(false);
       this.updateSquares();
@@ -140,9 +141,8 @@ export class Widget {
       await this.request(null);
       this.showSummary();
       this.root.dataset.state = "ready";
-      const how = this.isMichie() ? "every box is as Michie filled it" : `with your numbers: ${this.settingsWords()}`;
-      this.setStatus(`A fresh MENACE (seed ${this.seed}): ${how}. ` +
-        (this.opponent === "you" ? "Press Play 1 game to play against it." : "Press Play 1 game, 100 games or Play on."));
+      const fresh = `${this.isMichie() ? "freshMichie" : "freshNumbers"}${this.opponent === "you" ? "You" : ""}`;
+      this.setStatus(say(fresh, { seed: this.seed, settings: this.settingsWords() }));
       if (!this.$("box-panel").hidden) await this.loadBoxes();
       if (window.performance && performance.mark && !performance.getEntriesByName("menace-widget-ready").length) {
         performance.mark("menace-widget-ready"); // the browser test reports when the widget first answered
@@ -165,38 +165,38 @@ export class Widget {
     if (this.opponent === "you") return undefined;
     return this.run(async () => {
       this.human = null;
-      this.setStatus(`Playing ${count} games against ${this.opponentName()}…`);
+      this.setStatus(say("playingMany", { count, opponent: this.opponentName() }));
       const answer = await this.request({ type: "games", count, opponent: this.opponent });
       await this.showGame(answer.game, false);
       this.showSummary();
       const t = answer.tallies;
-      this.setStatus(`${count} more games against ${this.opponentName()} played. The board shows the last of them.`);
+      this.setStatus(say("playedMany", { count, opponent: this.opponentName() }));
       this.root.dataset.played = String(t.played);
       if (!this.$("box-panel").hidden) await this.loadBoxes();
     });
   }
 
   opponentName() {
-    return OPPONENT_NAMES[this.opponent];
+    return say(OPPONENT_NAMES[this.opponent]);
   }
 
   settingsWords(settings = this.settings) {
     const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
-    return `rewards ${settings.reward.map(signed).join("/")}, starting beads ${settings.start.join("/")}, ` +
-      `symmetry ${settings.symmetry ? "on" : "off"}`;
+    return say(settings.symmetry ? "settingsOn" : "settingsOff",
+      { rewards: settings.reward.map(signed).join("/"), start: settings.start.join("/") });
   }
 
   // -- playing on, at a chosen speed --------------------------------------------
 
   togglePlayOn() {
     if (this.playingOn) {
-      this.stopPlayingOn("Stopped.");
+      this.stopPlayingOn(say("stopped"));
       return undefined;
     }
     if (this.opponent === "you" || this.busy) return undefined;
     this.playingOn = true;
     this.$("play-on").setAttribute("aria-pressed", "true");
-    this.$("play-on").textContent = "Stop";
+    this.$("play-on").textContent = say("buttonStop");
     this.setBusy(false);
     return this.playOnLoop();
   }
@@ -204,7 +204,7 @@ export class Widget {
   stopPlayingOn(message) {
     this.playingOn = false;
     this.$("play-on").setAttribute("aria-pressed", "false");
-    this.$("play-on").textContent = "Play on";
+    this.$("play-on").textContent = say("buttonPlayOn");
     this.setBusy(this.busy);
     if (message) this.setStatus(message);
   }
@@ -215,7 +215,7 @@ export class Widget {
       const speed = Number(this.$("speed").value) || 20;
       const count = Math.max(1, Math.min(Math.round(speed / 5), MAX_GAMES - this.played()));
       if (this.played() >= MAX_GAMES) {
-        this.stopPlayingOn(`This MENACE has played ${MAX_GAMES} games, as many as one widget plays: press Start for a fresh one.`);
+        this.stopPlayingOn(say("playedMost", { n: MAX_GAMES }));
         return;
       }
       const began = performance.now();
@@ -226,12 +226,13 @@ export class Widget {
         await this.showGame(answer.game, false);
         this.showSummary();
         if (!this.$("box-panel").hidden) await this.loadBoxes();
-        const pace = speed >= 200 ? "as fast as it goes" : `${speed} game${speed === 1 ? "" : "s"} a second`;
+        const pace = speed >= 200 ? say("paceFastest") : sayN("pace", speed);
+        const played = answer.tallies.played;
         this.setStatus(this.playingOn
-          ? `Playing on against ${this.opponentName()}, ${pace}: ${answer.tallies.played} games so far. Press Stop to stop.`
-          : `Stopped after ${answer.tallies.played} games. The board shows the last of them.`);
+          ? say("playingOn", { opponent: this.opponentName(), pace, played })
+          : say("stoppedAfter", { played }));
       } catch (error) {
-        this.stopPlayingOn(`Stopped: ${error.message}`);
+        this.stopPlayingOn(say("stoppedBecause", { message: error.message }));
         this.setBusy(false);
         return;
       }
@@ -252,10 +253,8 @@ export class Widget {
     this.setBusy(false);
     this.updateSquares();
     this.setStatus(this.opponent === "you"
-      ? "O is you now. Press Play 1 game: MENACE moves first, then click a square."
-      : this.opponent === "menace"
-        ? "O is a second MENACE now, with boxes of its own: it learns from its games as MENACE does. The chart marks the change."
-        : `O is ${this.opponentName()} now. The chart will mark the change with a dashed line.`);
+      ? say("oIsYou")
+      : this.opponent === "menace" ? say("oIsMenace") : say("oIsOther", { opponent: this.opponentName() }));
   }
 
   // -- a game against you ----------------------------------------------------
@@ -293,7 +292,7 @@ export class Widget {
       this.showSummary();
       if (!this.$("box-panel").hidden) await this.loadBoxes();
     } else {
-      this.setStatus(`MENACE played the ${SQUARE_NAMES[game.moves[game.moves.length - 1].square]}. Your move: choose an empty square.`);
+      this.setStatus(say("yourMove", { square: squareName(game.moves[game.moves.length - 1].square) }));
       this.root.dataset.state = "your-turn"; // run() then puts the keyboard focus on the board
     }
   }
@@ -332,7 +331,7 @@ export class Widget {
         const { change: _badgeLater, ...playing } = game.cards[index]; // eslint-disable-line no-unused-vars
         cards.append(card(playing, index));
         if (animate) {
-          this.setStatus(`MENACE opens its box for this position: ${describeBeads(game.cards[index].beads)}.`);
+          this.setStatus(say("opensBox", { beads: describeBeads(game.cards[index].beads) }));
           await sleep(this.delay);
         }
       }
@@ -356,14 +355,8 @@ export class Widget {
     game.cards.forEach((data, index) => {
       if (items[index] && data.change !== undefined) showChange(items[index], data);
     });
-    const words = {
-      win: "MENACE won: each bead it drew goes back with 3 more of its color (+3).",
-      draw: "A draw: each bead it drew goes back with 1 more (+1).",
-      loss: game.resigned
-        ? "MENACE resigned: its box for this position was empty. That counts as a loss, and the box gets its first beads back."
-        : "MENACE lost: each bead it drew stays out of its box (−1).",
-    };
-    this.setStatus(words[game.result]);
+    const words = { win: "resultWin", draw: "resultDraw", loss: game.resigned ? "resultResigned" : "resultLoss" };
+    this.setStatus(say(words[game.result]));
     this.root.dataset.state = "over";
     this.root.dataset.result = game.result;
   }
@@ -377,19 +370,20 @@ export class Widget {
     const recent = s.results.slice(-50);
     const count = (letter) => recent.split("").filter((r) => r === letter).length;
     const lines = [
-      el("p", { class: "tally-main" }, el("strong", {}, `${t.played} game${t.played === 1 ? "" : "s"} played`),
-        `: ${t.won} won, ${t.drawn} drawn, ${t.lost} lost.`),
-      el("p", {}, `Boxes opened: ${t.boxes}.`),
+      el("p", { class: "tally-main" }, el("strong", {}, sayN("gamesPlayed", t.played)),
+        say("tally", { won: t.won, drawn: t.drawn, lost: t.lost })),
+      el("p", {}, say("boxesOpened", { n: t.boxes })),
     ];
-    if (t.played > 50) lines.push(el("p", {}, `The last 50 games: ${count("w")} won, ${count("d")} drawn, ${count("l")} lost.`));
+    if (t.played > 50) lines.push(el("p", {}, say("lastFifty", { won: count("w"), drawn: count("d"), lost: count("l") })));
     if (s.first_box) {
       const beads = Object.fromEntries(Object.entries(s.first_box));
       lines.push(el("div", { class: "first-box" },
-        el("span", {}, "The first box now: "), miniBoard(" ".repeat(9), beads),
+        el("span", {}, say("firstBoxNow")), miniBoard(" ".repeat(9), beads),
         el("span", { class: "visually-hidden" }, describeBeads(beads))));
     }
-    if (t.o_boxes) lines.push(el("p", {}, `The second MENACE (O) has opened ${t.o_boxes} boxes.`));
-    lines.push(el("p", { class: "note" }, `Seed ${s.seed}${this.isMichie() ? "" : `; ${this.settingsWords()}`}.`));
+    if (t.o_boxes) lines.push(el("p", {}, say("oBoxesOpened", { n: t.o_boxes })));
+    lines.push(el("p", { class: "note" }, this.isMichie() ? say("seedNote", { seed: s.seed })
+      : say("seedSettingsNote", { seed: s.seed, settings: this.settingsWords() })));
     this.$("tallies").replaceChildren(...lines);
     this.showCommand();
     this.root.dataset.played = String(t.played);
@@ -400,16 +394,14 @@ export class Widget {
     const target = this.$("terminal-command");
     const segments = this.summary.segments;
     if (!segments.length || segments.length > 1 || segments[0].opponent === "you") {
-      target.textContent = segments.length > 1
-        ? "These games changed opponent, so no single terminal command plays them all."
-        : "";
+      target.textContent = segments.length > 1 ? say("noCommand") : "";
       return;
     }
     const options = [`--seed ${this.seed}`, `--opponent ${segments[0].opponent}`, `--games ${this.played()}`];
     if (this.settings.reward.join() !== MICHIE.reward.join()) options.push(`--reward ${this.settings.reward.join("/")}`);
     if (this.settings.start.join() !== MICHIE.start.join()) options.push(`--start ${this.settings.start.join("/")}`);
     if (!this.settings.symmetry) options.push("--no-symmetry");
-    target.replaceChildren("The same games, move by move, in a terminal: ", el("code", {}, `menace experiment games ${options.join(" ")}`));
+    target.replaceChildren(say("inATerminal"), el("code", {}, `menace experiment games ${options.join(" ")}`));
   }
 
   async toggleBoxes() {

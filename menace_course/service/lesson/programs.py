@@ -35,6 +35,8 @@ from menace_course.lesson import noughts, pixels
 from menace_course.limits import Limits
 from menace_course.models import SandboxKind, Status
 from menace_course.sandbox.outcomes import CallOutcome, refused_for_size
+from menace_course.service.languages import gettext as _
+from menace_course.wording import N_, reworded
 
 __all__ = ["MAX_SOURCE", "ProgramRun", "run_program", "wrap_program"]
 
@@ -110,15 +112,15 @@ class ProgramRun:
 def _picture(data: Any) -> str:
     """Draw one picture the program asked for, after checking it is small, plain data."""
     if not (isinstance(data, list) and len(data) == 2):
-        raise ValueError("a picture must be rows and colours")
+        raise ValueError(_("a picture must be rows and colours"))
     rows, colours = data
     if not isinstance(rows, list) or not isinstance(colours, dict) or len(rows) > MAX_ROWS:
-        raise ValueError(f"a picture has at most {MAX_ROWS} rows")
+        raise ValueError(_("a picture has at most %(n)s rows") % {"n": MAX_ROWS})
     for row in rows:
         if not isinstance(row, list) or len(row) > MAX_COLUMNS or not all(isinstance(i, str) for i in row):
-            raise ValueError(f"a picture's row has at most {MAX_COLUMNS} squares")
+            raise ValueError(_("a picture's row has at most %(n)s squares") % {"n": MAX_COLUMNS})
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in colours.items()):
-        raise ValueError("colours must be names")
+        raise ValueError(_("colours must be names"))
     return pixels.svg_text(rows, colours)
 
 
@@ -146,19 +148,24 @@ def _error(outcome: CallOutcome, lines: list[str]) -> dict[str, Any] | None:
 _WHERE = re.compile(r"\s*\([^()]*submission\.py, line (\d+)\)")
 
 
+#: What a visitor reads when a program did not return, by how it ended (message ids of the
+#: catalog, worded in the request's language where they are used; values filled in by name).
 PROBLEMS: Mapping[str, str] = {
-    "timeout": "The program was still running when its {seconds:g} seconds of running time were up, "
-    "so it was stopped ({elapsed:.0f} seconds in all, with starting and stopping the sandbox).",
-    "budget": "The program used up its time, so it was stopped.",
-    "crashed": "The program stopped Python (or used too much memory).",
-    "missing": "The program could not be started.",
-    "dead": "The program could not be started.",
+    "timeout": N_(
+        "The program was still running when its %(seconds)s seconds of running time were up, "
+        "so it was stopped (%(elapsed)s seconds in all, with starting and stopping the sandbox)."
+    ),
+    "budget": N_("The program used up its time, so it was stopped."),
+    "crashed": N_("The program stopped Python (or used too much memory)."),
+    "missing": N_("The program could not be started."),
+    "dead": N_("The program could not be started."),
 }
+STOPPED = N_("The program stopped.")
 
 
 #: What a visitor reads when the worker refused the program's reply for its size.
-TOO_LARGE_PROBLEM = (
-    "The program drew or printed more than the page can be sent back (over {limit:g} MiB), "
+TOO_LARGE_PROBLEM = N_(
+    "The program drew or printed more than the page can be sent back (over %(limit)s MiB), "
     "so nothing of it is shown. Draw smaller pictures, or fewer."
 )
 
@@ -172,14 +179,17 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
     """Run one program in a fresh sandboxed child (the one submission path): what it printed and drew."""
     limits = limits or Limits()
     if len(source) > MAX_SOURCE:
-        return ProgramRun(problem=f"The program is too long (at most {MAX_SOURCE:,} characters).")
+        return ProgramRun(
+            problem=_("The program is too long (at most %(n)s characters).") % {"n": f"{MAX_SOURCE:,}"}
+        )
     began = time.monotonic()
     submission = ("program.py", wrap_program(source).encode("utf-8"))
     with open_submission(submission, lesson_target(limits), sandbox) as opened:
         if opened.proxy is None:
             if opened.status is Status.GRADER_ERROR and opened.problem is not None:
-                return ProgramRun(problem=f"The program could not run: {opened.problem.message}.")
-            return ProgramRun(problem="The program could not be started in the sandbox.")
+                why = reworded(opened.problem.message, _)
+                return ProgramRun(problem=_("The program could not run: %(why)s.") % {"why": why})
+            return ProgramRun(problem=_("The program could not be started in the sandbox."))
         try:
             getattr(opened.proxy, ENTRY)()
         except CallProblem as problem:
@@ -193,12 +203,13 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
         return ProgramRun(printed, dropped, error=_error(outcome, lines), seconds=outcome.seconds)
     if refused_for_size(outcome):
         # The worker refused a reply over its cap: Python did not stop, there was too much to send.
-        message = TOO_LARGE_PROBLEM.format(limit=limits.reply_bytes / 2**20)
+        message = _(TOO_LARGE_PROBLEM) % {"limit": f"{limits.reply_bytes / 2**20:g}"}
         return ProgramRun(printed, dropped, problem=message, seconds=outcome.seconds)
     if outcome.status != "returned":
-        message = PROBLEMS.get(outcome.status, "The program stopped.").format(
-            seconds=limits.call_seconds, elapsed=time.monotonic() - began
-        )
+        message = _(PROBLEMS.get(outcome.status, STOPPED)) % {
+            "seconds": f"{limits.call_seconds:g}",
+            "elapsed": f"{time.monotonic() - began:.0f}",
+        }
         return ProgramRun(printed, dropped, problem=message, seconds=outcome.seconds)
     pictures: list[str] = []
     notes: list[str] = []
@@ -207,5 +218,5 @@ def run_program(source: str, sandbox: SandboxKind, limits: Limits | None = None)
             try:
                 pictures.append(_picture(data))
             except ValueError as error:
-                notes.append(f"A picture could not be drawn: {error}.")
+                notes.append(_("A picture could not be drawn: %(why)s.") % {"why": error})
     return ProgramRun(printed, dropped, tuple(pictures), seconds=outcome.seconds, notes=tuple(notes))

@@ -18,6 +18,7 @@ from typing import Any
 
 from menace_course.lesson.engine import Boxes, choose_move, play, play_game, result_for
 from menace_course.lesson.noughts import perfect_move
+from menace_course.service.languages import gettext as _
 from menace_course.service.lesson.widget import RANDOM_LOCK
 
 __all__ = ["MAX_GAME_NUMBER", "TrainedGameError", "play_trained"]
@@ -38,7 +39,7 @@ def trained_boxes() -> Boxes:
         try:
             random.seed(1)
             boxes: Boxes = {}
-            for _ in range(300):
+            for _game in range(300):
                 play_game(boxes, perfect_move)
         finally:
             random.setstate(saved)
@@ -61,13 +62,18 @@ def play_trained(game: int, moves: Sequence[int]) -> dict[str, Any]:
         TrainedGameError: a move is not a free square, or comes after the game ended.
     """
     if type(game) is not int or not 0 <= game < MAX_GAME_NUMBER:
-        raise TrainedGameError(f"game must be a whole number from 0 to {MAX_GAME_NUMBER - 1}")
+        raise TrainedGameError(
+            _("%(what)s must be a whole number from %(low)s to %(high)s")
+            % {"what": "game", "low": 0, "high": MAX_GAME_NUMBER - 1}
+        )
     if (
         not isinstance(moves, list)
         or len(moves) > 4
         or not all(type(m) is int and 0 <= m <= 8 for m in moves)
     ):
-        raise TrainedGameError("moves must be a list of at most 4 squares, 0 to 8")
+        raise TrainedGameError(
+            _("%(key)s must be a list of at most %(n)s squares, 0 to 8") % {"key": "moves", "n": 4}
+        )
     boxes = trained_boxes()
     queue = list(moves)
     played: list[int] = []
@@ -82,7 +88,7 @@ def play_trained(game: int, moves: Sequence[int]) -> dict[str, Any]:
             raise _Waiting(board)
         square = int(queue.pop(0))
         if board[square] != " ":
-            raise TrainedGameError(f"square {square} is taken")
+            raise TrainedGameError(_("square %(square)s is taken") % {"square": square})
         played.append(square)
         return square
 
@@ -97,7 +103,7 @@ def play_trained(game: int, moves: Sequence[int]) -> dict[str, Any]:
         finally:
             random.setstate(saved)
     if outcome is not None and queue:
-        raise TrainedGameError("the game was over before all of O's moves were played")
+        raise TrainedGameError(_("the game was over before all of O's moves were played"))
     if board is None:
         board = [" "] * 9
         for number, square in enumerate(played):

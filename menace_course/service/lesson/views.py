@@ -23,9 +23,9 @@ import functools
 import re
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request, url_for
+from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request, url_for
 from markdown_it import MarkdownIt
 
 from menace_course.catalog import load_challenge
@@ -34,7 +34,10 @@ from menace_course.errors import CourseError, MenaceError
 from menace_course.limits import Limits
 from menace_course.models import SandboxKind
 from menace_course.sandbox.launch import choose_kind
+from menace_course.service.browser_words import browser_words
 from menace_course.service.dispatch.fair import FairSlots
+from menace_course.service.languages import gettext as _
+from menace_course.service.languages import install, request_language
 from menace_course.service.lesson.programs import CONCURRENT, run_program
 from menace_course.service.lesson.widget import (
     MAX_GAMES,
@@ -47,6 +50,7 @@ from menace_course.service.lesson.widget import (
     parse_log,
     parse_settings,
 )
+from menace_course.service.lesson.words import lesson_words
 from menace_course.service.refusal import Refusal, json_answer
 
 __all__ = ["CHALLENGES", "blueprint"]
@@ -54,6 +58,8 @@ __all__ = ["CHALLENGES", "blueprint"]
 blueprint = Blueprint("lesson", __name__, template_folder="templates")
 #: In an app of its own (not ``menace serve``, whose one handler replaces this), refusals are JSON.
 blueprint.record_once(lambda setup: setup.app.register_error_handler(Refusal, json_answer))
+#: The page and its widget speak the request's language (``?lang=``, else Accept-Language).
+blueprint.record_once(lambda setup: install(cast(Flask, setup.app)))
 
 #: The challenges the page holds, in its order.
 CHALLENGES = ("after_game", "count_boxes", "opening_box")
@@ -102,8 +108,8 @@ def _task(slug: str, course: Course | None) -> dict[str, Any] | None:
         starter = challenge.starter_on_a_page(challenge.starter.read_text(encoding="utf-8"))
     except (MenaceError, OSError):
         return None
-    heading, _, body = text.partition("\n")
-    task, _, more = body.partition("\n## ")
+    heading, _sep, body = text.partition("\n")
+    task, _sep, more = body.partition("\n## ")
     return {
         "slug": slug,
         "title": challenge.title,
@@ -182,7 +188,7 @@ def _checker() -> tuple[str | None, str | None]:
     except AuthError:
         person = None
     if person is not None and person.signed_in:
-        return person.name or "you", None
+        return person.name or _("you"), None
     service = _service()
     if service.config.open if service is not None else current_app.config.get("MENACE_OPEN"):
         return None, None
@@ -205,6 +211,8 @@ def page() -> str:
         checker_name=checker_name,
         sign_in_url=sign_in_url,
         helper_files=helper_files(),
+        lesson_words=lesson_words(request_language()),
+        check_words=browser_words(request_language()),
     )
 
 
@@ -213,16 +221,23 @@ def widget() -> Response:
     """Play what was pressed; answer with the game to show and the widget's state."""
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        raise Refusal(400, "bad_request", "send a JSON object: {seed, log, action}")
+        raise Refusal(
+            400, "bad_request", _("send a JSON object: %(shape)s") % {"shape": "{seed, log, action}"}
+        )
     seed = data.get("seed")
     if type(seed) is not int or not 0 <= seed < MAX_SEED:
-        raise Refusal(400, "bad_request", f"seed must be a whole number from 0 to {MAX_SEED - 1}")
+        raise Refusal(
+            400,
+            "bad_request",
+            _("%(what)s must be a whole number from %(low)s to %(high)s")
+            % {"what": "seed", "low": 0, "high": MAX_SEED - 1},
+        )
     try:
         settings = parse_settings(data.get("settings"))
         log = parse_log(data.get("log", []))
         action = parse_action(data["action"]) if data.get("action") is not None else None
         if action is not None and games_in([*log, action]) > MAX_GAMES:
-            raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
+            raise BadRequest(_("a widget plays at most %(n)s games: press Start") % {"n": MAX_GAMES})
         state = _cache.get(seed, log, settings)
         game = state.apply(action) if action is not None else None
     except BadRequest as error:
@@ -272,13 +287,13 @@ def run() -> Response:
     """
     data = request.get_json(silent=True)
     if not isinstance(data, dict) or not isinstance(data.get("source"), str):
-        raise Refusal(400, "bad_request", "send a JSON object: {step, source}")
+        raise Refusal(400, "bad_request", _("send a JSON object: %(shape)s") % {"shape": "{step, source}"})
     owner = _runner_key()
     taken = RUNNER.take(owner, runner_wait())
     if taken == "yours":
-        raise Refusal(429, "still_running", "your last program is still running: wait for it to finish", 5)
+        raise Refusal(429, "still_running", _("your last program is still running: wait for it to finish"), 5)
     if taken == "full":
-        busy = "too many programs are running; try again in a moment"
+        busy = _("too many programs are running; try again in a moment")
         raise Refusal(429, "runner_busy", busy, int(Limits().wall_limit))
     try:
         result = run_program(data["source"], _sandbox())
@@ -301,7 +316,7 @@ def trained() -> Response:
 
     data = request.get_json(silent=True)
     if not isinstance(data, dict):
-        raise Refusal(400, "bad_request", "send a JSON object: {game, moves}")
+        raise Refusal(400, "bad_request", _("send a JSON object: %(shape)s") % {"shape": "{game, moves}"})
     try:
         return jsonify(play_trained(data.get("game", 0), data.get("moves", [])))
     except TrainedGameError as error:

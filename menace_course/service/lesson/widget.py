@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from menace_course.lesson.engine import Boxes, GameRecord, Result, Settings, play_game
 from menace_course.lesson.experiments.games import OPPONENTS, Table, play_one
+from menace_course.service.languages import gettext as _
 from menace_course.service.lesson.widget_settings import (
     DEFAULT_SETTINGS,
     BadRequest,
@@ -104,31 +105,34 @@ Action = Games | HumanGame
 def parse_action(data: object, most: int = MAX_AT_ONCE) -> Action:
     """One log entry (or one press, of at most ``most`` games) from JSON, checked."""
     if not isinstance(data, Mapping):
-        raise BadRequest("an action must be an object")
+        raise BadRequest(_("an action must be an object"))
     kind = data.get("type")
     if kind == "games":
         opponent = data.get("opponent")
         if opponent not in OPPONENTS:
-            raise BadRequest("opponent must be 'perfect', 'random' or 'menace'")
+            raise BadRequest(
+                _("%(key)s must be one of %(values)s")
+                % {"key": "opponent", "values": "'perfect', 'random', 'menace'"}
+            )
         count = whole(data.get("count"), 1, most, "count")
         return Games(count, opponent)
     if kind == "human":
         moves = data.get("moves")
         if not isinstance(moves, list) or len(moves) > 4:
-            raise BadRequest("moves must be a list of at most 4 squares")
-        return HumanGame(tuple(whole(m, 0, 8, "a square") for m in moves))
-    raise BadRequest("an action's type must be 'games' or 'human'")
+            raise BadRequest(_("%(key)s must be a list of at most %(n)s squares") % {"key": "moves", "n": 4})
+        return HumanGame(tuple(whole(m, 0, 8, _("a square")) for m in moves))
+    raise BadRequest(_("%(key)s must be one of %(values)s") % {"key": "type", "values": "'games', 'human'"})
 
 
 def parse_log(data: object) -> list[Action]:
     """A whole log from JSON, checked (its length and its number of games are bounded)."""
     if not isinstance(data, list):
-        raise BadRequest("log must be a list")
+        raise BadRequest(_("%(key)s must be a list") % {"key": "log"})
     if len(data) > MAX_LOG:
-        raise BadRequest(f"log is too long (at most {MAX_LOG} entries): press Start")
+        raise BadRequest(_("the log is too long (at most %(n)s entries): press Start") % {"n": MAX_LOG})
     actions = [parse_action(entry, MAX_GAMES) for entry in data]
     if games_in(actions) > MAX_GAMES:
-        raise BadRequest(f"a widget plays at most {MAX_GAMES} games: press Start")
+        raise BadRequest(_("a widget plays at most %(n)s games: press Start") % {"n": MAX_GAMES})
     return actions
 
 
@@ -167,7 +171,7 @@ def _person(moves: Sequence[int]) -> Any:
             raise _YourTurn(board)
         square = queue.pop(0)
         if board[square] != " ":
-            raise _IllegalMove(f"square {square} is taken")
+            raise _IllegalMove(_("square %(square)s is taken") % {"square": square})
         return square
 
     return move
@@ -257,7 +261,7 @@ class Widget:
         except _IllegalMove as error:
             raise BadRequest(str(error)) from None
         if len(record.moves[1::2]) != len(action.moves):
-            raise BadRequest("the game was over before all of O's moves were played")
+            raise BadRequest(_("the game was over before all of O's moves were played"))
         self.boxes, self.random_state = trial.boxes, trial.random_state
         self._finish(result, "you")
         return _game_view(record, result, self.boxes)
@@ -400,7 +404,7 @@ class WidgetCache:
             if isinstance(action, HumanGame):
                 shown = widget.apply(action)
                 if shown is None or shown["result"] is None:
-                    raise BadRequest("the log holds a game against you that is not over")
+                    raise BadRequest(_("the log holds a game against you that is not over"))
             else:
                 widget.apply(action)
         self.replayed += 1

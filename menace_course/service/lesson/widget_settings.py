@@ -14,6 +14,7 @@ from typing import Any
 
 from menace_course.lesson.engine import MICHIE, Settings
 from menace_course.lesson.experiments.games import make_settings
+from menace_course.service.languages import gettext as _
 
 __all__ = ["DEFAULT_SETTINGS", "BadRequest", "engine_settings", "parse_settings", "whole"]
 
@@ -25,7 +26,10 @@ class BadRequest(ValueError):
 def whole(value: object, low: int, high: int, what: str) -> int:
     """``value`` if it is a whole number from ``low`` to ``high``; else a :class:`BadRequest`."""
     if type(value) is not int or not low <= value <= high:
-        raise BadRequest(f"{what} must be a whole number from {low} to {high}")
+        raise BadRequest(
+            _("%(what)s must be a whole number from %(low)s to %(high)s")
+            % {"what": what, "low": low, "high": high}
+        )
     return value
 
 
@@ -39,23 +43,28 @@ def parse_settings(data: object) -> dict[str, Any]:
     if data is None:
         return dict(DEFAULT_SETTINGS)
     if not isinstance(data, Mapping):
-        raise BadRequest("settings must be an object: {reward, start, symmetry}")
+        raise BadRequest(_("settings must be an object: %(shape)s") % {"shape": "{reward, start, symmetry}"})
     unknown = set(data) - set(DEFAULT_SETTINGS)
     if unknown:
-        raise BadRequest(f"settings has no {sorted(unknown)[0]!r}: only reward, start and symmetry")
+        raise BadRequest(
+            _("settings has no %(key)s: only %(keys)s")
+            % {"key": repr(sorted(unknown)[0]), "keys": "'reward', 'start', 'symmetry'"}
+        )
     settings = dict(DEFAULT_SETTINGS)
     for key, size, (low, high), what in (
-        ("reward", 3, REWARD_RANGE, "a reward"),
-        ("start", 4, START_RANGE, "a number of starting beads"),
+        ("reward", 3, REWARD_RANGE, _("a reward")),
+        ("start", 4, START_RANGE, _("a number of starting beads")),
     ):
         if key in data:
             value = data[key]
             if not isinstance(value, list) or len(value) != size:
-                raise BadRequest(f"settings.{key} must be a list of {size} whole numbers")
+                raise BadRequest(
+                    _("%(key)s must be a list of %(n)s whole numbers") % {"key": f"settings.{key}", "n": size}
+                )
             settings[key] = [whole(n, low, high, what) for n in value]
     if "symmetry" in data:
         if not isinstance(data["symmetry"], bool):
-            raise BadRequest("settings.symmetry must be true or false")
+            raise BadRequest(_("%(key)s must be true or false") % {"key": "settings.symmetry"})
         settings["symmetry"] = data["symmetry"]
     return settings
 

@@ -1,0 +1,142 @@
+"""The lesson page speaks the student's language: its widget, its chrome and its API's refusals.
+
+The widget's sentences come from the catalog (``service/lesson/words.py``), rendered into the
+page for ``frontend/src/lesson/words.js``, whose English ``WORDS`` must stay the same table;
+the page's chrome (controls, labels, headings the page adds) is in the template's ``_()``.
+The lesson's prose stays English, marked ``lang="en"`` (docs/translating.md).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from menace_course.service.lesson.words import WORDS
+from tests.lesson_page.live import LiveServer
+from tests.student.test_languages import english_left
+from tests.student.test_nothing_escapes_the_catalog import students_part_removed
+from tests.support import REPO
+
+flask = pytest.importorskip("flask")
+
+ZH = {"Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}
+#: Sentences that are the same in Chinese: names, punctuation.
+SAME_IN_CHINESE = {"chartMenace"}
+
+
+@pytest.fixture(scope="module")
+def app() -> Any:
+    from tests.lesson_page.app import make_app
+
+    return make_app()
+
+
+def _words(page: str) -> dict[str, str]:
+    found = re.search(r'<script type="application/json" id="lesson-words">(.*?)</script>', page, re.S)
+    assert found, "the lesson page gives the widget its words"
+    words: dict[str, str] = json.loads(found.group(1))
+    return words
+
+
+def test_the_widgets_words_are_in_the_pages_language(app: Any) -> None:
+    client = app.test_client()
+    for asked in ({"path": "/lesson", "headers": ZH}, {"path": "/lesson?lang=zh_TW", "headers": {}}):
+        page = client.get(asked["path"], headers=asked["headers"]).get_data(as_text=True)
+        chinese = _words(page)
+        assert '<html lang="zh-TW">' in page
+        assert chinese["buttonStop"] == "停止" and chinese["square4"] == "正中央"
+        assert chinese["yourMove"] == "MENACE 下在%(square)s。輪到你：選一個空格。"
+        assert [key for key, sentence in chinese.items() if sentence == WORDS[key]] == sorted(SAME_IN_CHINESE)
+        assert english_left(" ".join(chinese.values())) == []
+        check = re.search(r'<script type="application/json" id="check-words">(.*?)</script>', page, re.S)
+        assert check and json.loads(check.group(1))["checking"] == "檢查中…"  # the challenges' check client
+    english = client.get("/lesson").get_data(as_text=True)
+    assert (
+        '<html lang="en">' in english
+        and _words(english) == WORDS
+        and ' lang="en"' not in english.split("<head>", 1)[1]
+    )
+
+
+def _chrome(page: str) -> str:
+    """The page's text outside what is marked English (the lesson's prose), scripts and code."""
+    page = page.split("<body>", 1)[1]  # <html lang="en"> is the whole English page
+    page = re.sub(r"<(script|pre|code|textarea)\b.*?</\1>", " ", page, flags=re.S)
+    marked = re.compile(r'<(\w+)\b[^>]*\blang="en"[^>]*>')
+    while (found := marked.search(page)) is not None:  # drop the element, nested tags of its kind counted
+        tag, depth, at = found.group(1), 1, found.end()
+        for tag_found in re.finditer(rf"<(/?){tag}\b[^>]*>", page[at:]):
+            depth += -1 if tag_found.group(1) else 1
+            if depth == 0:
+                page = page[: found.start()] + " " + page[at + tag_found.end() :]
+                break
+        else:
+            raise AssertionError(f"<{tag} lang=en> is not closed")
+    attributes = " ".join(re.findall(r'(?:aria-label|title)="([^"]*)"', page))
+    text = re.sub(r"<[^>]+>", " ", page)
+    return html.unescape(f"{text} {attributes}")
+
+
+def test_no_english_sentence_is_left_in_the_pages_chrome_in_chinese(app: Any) -> None:
+    page = app.test_client().get("/lesson?seed=1", headers=ZH).get_data(as_text=True)
+    left = english_left(students_part_removed(_chrome(page)))
+    assert left == []
+    # ...and the check has teeth: the English page's chrome is full of English.
+    assert (
+        len(
+            english_left(
+                students_part_removed(_chrome(app.test_client().get("/lesson").get_data(as_text=True)))
+            )
+        )
+        > 30
+    )
+
+
+def test_the_servers_words_are_the_widgets_own_keys_and_english_sentences() -> None:
+    # words.js keeps the English table as its default (the unit tests, a page without the table).
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (CI installs it)")
+    script = "import('./src/lesson/words.js').then((m) => process.stdout.write(JSON.stringify(m.WORDS)))"
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        cwd=REPO / "frontend",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout) == WORDS
+
+
+@pytest.fixture(scope="module")
+def server(app: Any) -> Iterator[LiveServer]:
+    live = LiveServer(app)
+    yield live
+    live.close()
+
+
+@pytest.mark.browser
+def test_the_widget_speaks_chinese_in_chromium(server: LiveServer, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(server.url + "/lesson?seed=1&lang=zh_TW")
+    status = driver.find_element(By.ID, "status")
+    WebDriverWait(driver, 30).until(lambda d: "全新的 MENACE" in status.text)
+    assert status.text.startswith("一個全新的 MENACE（種子 1）") and english_left(status.text) == []
+    assert driver.find_element(By.ID, "play-one").text == "下 1 局"
+    assert driver.find_element(By.ID, "tallies").text.startswith("已下 0 局")
+    square = driver.find_element(By.CSS_SELECTOR, "#board .square[data-square='4']")
+    assert square.get_attribute("aria-label") == "正中央，空的"
+    # A refusal of the widget's API, as the widget shows it: worded in the page's language.
+    driver.execute_script("window.menaceWidget.run(() => window.menaceWidget.request({type: 'chess'}))")
+    WebDriverWait(driver, 30).until(lambda d: "出了點問題" in status.text)
+    assert status.text == "出了點問題：type 必須是以下其中之一：'games', 'human'"
