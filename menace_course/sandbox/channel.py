@@ -90,9 +90,10 @@ class Channel:
             if len(self._buffer) > self.reply_cap:
                 raise ReplyTooLarge(f"a reply longer than {self.reply_cap} bytes")
             # Asked first, not learnt from a failed read (a BlockingIOError costs more than
-            # the poll): what is already there is read whatever the time, as before.
-            if not self._readable.poll(0):
-                self._wait(deadline, write=False)
+            # the poll), in one poll: what is already there is read whatever the time.
+            left = deadline - time.monotonic()
+            if not self._readable.poll(max(1, math.ceil(left * 1000)) if left > 0 else 0):
+                raise TimeoutError
             try:
                 chunk = os.read(self.replies, 65536)
             except BlockingIOError:
