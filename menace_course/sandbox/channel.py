@@ -40,6 +40,11 @@ class Channel:
         self._outgoing = bytearray()
         os.set_blocking(requests, False)
         os.set_blocking(replies, False)
+        # made once, not once a wait: a check waits on the child hundreds of times
+        self._writable = select.poll()
+        self._writable.register(requests, select.POLLOUT)
+        self._readable = select.poll()
+        self._readable.register(replies, select.POLLIN)
 
     def send(self, data: bytes, deadline: float) -> None:
         """Queue ``data`` and write everything queued before ``deadline``.
@@ -51,6 +56,16 @@ class Channel:
             TimeoutError: the child did not drain the pipe in time.
             ChannelClosed: the child's end is closed.
         """
+        if data and not self._outgoing:  # the usual case: the whole request goes in one write
+            try:
+                written = os.write(self.requests, data)
+            except BlockingIOError:
+                written = 0
+            except OSError as error:  # BrokenPipeError: the child closed its end
+                raise ChannelClosed(str(error)) from None
+            if written == len(data):
+                return
+            data = data[written:]
         self._outgoing += data
         while self._outgoing:
             try:
@@ -74,10 +89,14 @@ class Channel:
         while b"\n" not in self._buffer:
             if len(self._buffer) > self.reply_cap:
                 raise ReplyTooLarge(f"a reply longer than {self.reply_cap} bytes")
+            # Asked first, not learnt from a failed read (a BlockingIOError costs more than
+            # the poll), in one poll: what is already there is read whatever the time.
+            left = deadline - time.monotonic()
+            if not self._readable.poll(max(1, math.ceil(left * 1000)) if left > 0 else 0):
+                raise TimeoutError
             try:
                 chunk = os.read(self.replies, 65536)
             except BlockingIOError:
-                self._wait(deadline, write=False)
                 continue
             except OSError as error:
                 raise ChannelClosed(str(error)) from None
@@ -95,11 +114,7 @@ class Channel:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError
-        poller = select.poll()
-        if write:
-            poller.register(self.requests, select.POLLOUT)
-        else:
-            poller.register(self.replies, select.POLLIN)
+        poller = self._writable if write else self._readable
         if not poller.poll(max(1, math.ceil(left * 1000))):
             raise TimeoutError
 

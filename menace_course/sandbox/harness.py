@@ -26,7 +26,8 @@ It starts before any student code, and, in this order:
 7. answers one request per line (``{"id", "nonce", "fn", "args"}``, packed) with
    ``{"id", "nonce", "ok": true, "result", "args_after", "printed", "integrity"}`` or
    ``{"id", "nonce", "ok": false, "error": {...}}``, the error holding only the student's
-   frames. The arguments are copied out the moment the call returns. A request
+   frames (``printed`` and ``integrity`` are left out when there is nothing in them).
+   The arguments are copied out the moment the call returns. A request
    ``{"id", "nonce", "again": ID}`` calls the function of call ``ID`` (the last one, if it
    returned) again on the very objects it was given, as that call left them: how the
    grader sees a changed input by its behaviour, not by this harness's word. A call
@@ -388,7 +389,7 @@ def make_server(
     # of the codec is left for object.__subclasses__() to lead to its namespace.
     encode, dumps, unpack = codec["encode"], codec["dumps"], codec["unpack"]
     grader_side = ("Opaque", "WireError", "decode", "_items", "loads", "_no_constant", "pack")
-    for name in (*grader_side, "_decoder", "_json_module", "_DECODER", "_SELF_DECODING"):
+    for name in (*grader_side, "check_sendable", "_decoder", "_json_module", "_DECODER", "_SELF_DECODING"):
         codec.pop(name, None)
     gc.collect()
 
@@ -484,8 +485,12 @@ def make_server(
     reported = [0]
 
     def send(message: dict[str, Any]) -> None:
-        message["integrity"] = attempts[reported[0] :]  # what is new since the last message
-        reported[0] = len(attempts)
+        if len(attempts) > reported[0]:  # what is new since the last message (none: no field)
+            message["integrity"] = attempts[reported[0] :]
+            reported[0] = len(attempts)
+        printed = message.get("printed")
+        if type(printed) is exact_dict and not printed["text"] and not printed["dropped"]:
+            del message["printed"]  # nothing printed: the grader reads a missing record so
         try:
             reply_write(dumps(message))
         except (ValueError, TypeError, RecursionError, MemoryError):

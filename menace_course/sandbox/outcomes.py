@@ -74,6 +74,10 @@ class Printed:
     dropped: int = 0
 
 
+#: Nothing printed (frozen, so one is shared by every outcome that printed nothing).
+_NOTHING_PRINTED = Printed()
+
+
 @dataclass(frozen=True)
 class Tampering:
     """Something student code did that the harness's detector recorded, or a forged message.
@@ -216,8 +220,7 @@ def _int(value: Any, what: str, low: int = 0, high: int = MAX_LINE) -> int:
 
 
 def _only(data: dict[str, Any], allowed: frozenset[str], what: str) -> None:
-    unknown = set(data) - allowed
-    if unknown:
+    if not data.keys() <= allowed:
         raise ProtocolError(f"{what}: unexpected fields")
 
 
@@ -230,7 +233,10 @@ def _check_nonce(data: dict[str, Any], nonce: str) -> None:
 def printed_from(data: Any) -> Printed:
     """What was printed; a missing record means nothing was."""
     if data is None:
-        return Printed()
+        return _NOTHING_PRINTED
+    if type(data) is dict and len(data) == 2 and data.get("text") == "" and type(data.get("dropped")) is int:
+        if data["dropped"] == 0:  # what the harness sends after most calls: read without a call a field
+            return _NOTHING_PRINTED
     record = _dict(data, "printed")
     _only(record, frozenset({"text", "dropped"}), "printed")
     return Printed(
@@ -287,7 +293,7 @@ def functions_from(data: Any) -> dict[str, FunctionInfo]:
 
 def attempts_from(data: Any) -> tuple[Tampering, ...]:
     """What the harness's guard saw student code try (see :mod:`.guard`)."""
-    if data is None:
+    if data is None or (type(data) is list and not data):
         return ()
     found = []
     for item in _list(data, "integrity", MAX_FINDINGS):
@@ -314,6 +320,13 @@ def confinement_from(data: Any) -> Confinement | None:
 def _decoded(data: Any) -> Any:
     try:
         return wire.decode(data)
+    except (wire.WireError, TypeError, ValueError, RecursionError) as error:
+        raise ProtocolError(f"a value that is not tagged data: {error}") from None
+
+
+def _all_decoded(data: list[Any]) -> tuple[Any, ...]:
+    try:
+        return tuple([wire.decode(item) for item in data])
     except (wire.WireError, TypeError, ValueError, RecursionError) as error:
         raise ProtocolError(f"a value that is not tagged data: {error}") from None
 
@@ -400,5 +413,5 @@ def read_reply(message: Any, call_id: int, nonce: str) -> CallOutcome:
     if "result" not in data:
         raise ProtocolError("reply lacks a result")
     result = _decoded(data["result"])
-    args_after = tuple(_decoded(a) for a in _list(data.get("args_after"), "args_after", MAX_PARAMS))
+    args_after = _all_decoded(_list(data.get("args_after"), "args_after", MAX_PARAMS))
     return CallOutcome("returned", result=result, args_after=args_after, printed=printed, attempts=attempts)

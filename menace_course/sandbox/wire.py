@@ -40,6 +40,12 @@ MAX_REPR = 200
 MAX_INT_DIGITS = 1000
 
 _type = type
+#: What encodes as itself whatever its value; integers do below :data:`_INT_CAP` (in size).
+_SELF_ENCODING = frozenset({str, bool, type(None)})
+_INT = frozenset({int})
+#: The least size of an integer :func:`encode` does not send in full (a bit length over
+#: ``MAX_INT_DIGITS * 3.33``).
+_INT_CAP = 1 << int(MAX_INT_DIGITS * 3.33)
 _isinstance = isinstance
 _len = len
 _repr = repr
@@ -88,6 +94,12 @@ def encode(value: Any, depth: int = 0) -> Any:
     if depth >= MAX_DEPTH:
         return _opaque(value, f"a value nested more than {MAX_DEPTH} levels deep")
     if kind is list:
+        kinds = set(map(_type, value))
+        # Strings, booleans, None and integers short of the cap encode as themselves: such
+        # a list (a box's beads) is copied whole, without a call per item. A copy: the
+        # arguments are copied out the moment a call returns.
+        if kinds <= _SELF_ENCODING or (kinds == _INT and -_INT_CAP < min(value) and max(value) < _INT_CAP):
+            return value.copy()
         return [encode(item, depth + 1) for item in value]
     if kind is tuple:
         return {"$": "tuple", "v": [encode(item, depth + 1) for item in value]}
@@ -138,7 +150,10 @@ def decode(data: Any, depth: int = 0) -> Any:
         return data
     if _type(data) is list:
         # Numbers, booleans and None decode to themselves: only the rest needs a call each
-        # (most of what crosses is lists of small numbers, a box's beads).
+        # (most of what crosses is lists of small numbers, a box's beads). A list of only
+        # those is a fresh list from the parser, nobody else's: it is the decoded value.
+        if set(map(_type, data)) <= _SELF_DECODING:
+            return data
         return [item if _type(item) in _SELF_DECODING else decode(item, depth + 1) for item in data]
     if _type(data) is not dict:
         raise WireError(f"unexpected {type(data).__name__}")
@@ -272,7 +287,13 @@ def loads(line: bytes) -> Any:
     """
     try:
         # What json.loads does with bytes, with a decoder made once (loads makes one a call).
-        return _decoder().decode(line.decode(_json_module().detect_encoding(line), "surrogatepass"))
+        # A line that starts with "{" and no NUL after it is UTF-8 to detect_encoding (no
+        # BOM starts with "{", and only a NUL first or second makes it UTF-16 or UTF-32).
+        if line[:1] == b"{" and line[1:2] != b"\0":
+            encoding = "utf-8"
+        else:
+            encoding = _json_module().detect_encoding(line)
+        return _decoder().decode(line.decode(encoding, "surrogatepass"))
     except (ValueError, RecursionError, MemoryError) as error:
         raise WireError(f"unreadable message: {type(error).__name__}") from error
 
@@ -311,6 +332,15 @@ def pack(request: Any) -> bytes:
     # Version 2 has no references: a list that appears twice arrives as two lists, as it
     # would through JSON (the child must not see aliasing the test did not mean).
     return marshal.dumps(request, 2).hex().encode() + b"\n"
+
+
+def check_sendable(value: Any) -> None:
+    """Raise ``ValueError`` unless :func:`pack` can send ``value`` (as it would, without packing it).
+
+    Raises:
+        ValueError: a value that is not plain data (e.g. a function) cannot be sent.
+    """
+    marshal.dumps(value, 2)
 
 
 def unpack(line: bytes) -> Any:

@@ -117,3 +117,32 @@ def test_lone_surrogates_in_text_are_made_printable():
     assert ready.exception is not None
     ready.exception.type_name.encode("utf-8")
     ready.exception.message.encode("utf-8")
+
+
+def test_a_reply_that_printed_nothing_is_read_as_strictly_as_before():
+    reply = {"nonce": NONCE, "id": 1, "ok": True, "result": 3, "args_after": [[1, 2]]}
+    plain = read_reply(reply, 1, NONCE)  # no printed, no integrity: nothing printed, nothing seen
+    assert plain.printed.text == "" and plain.printed.dropped == 0 and plain.attempts == ()
+    assert plain.args_after == ([1, 2],)
+    empty = read_reply({**reply, "printed": {"text": "", "dropped": 0}, "integrity": []}, 1, NONCE)
+    assert empty == plain
+    said = read_reply({**reply, "printed": {"text": "hi", "dropped": 2}}, 1, NONCE)
+    assert (said.printed.text, said.printed.dropped) == ("hi", 2)
+    for printed in (
+        {"text": "", "dropped": False},  # a boolean is not a count
+        {"text": "", "dropped": -1},
+        {"text": "", "dropped": 0, "more": 1},
+        {"text": "", "dropped": 0.0},
+        {"text": [], "dropped": 0},
+        {"dropped": 0, "spare": ""},
+        [],
+    ):
+        with pytest.raises(ProtocolError):
+            read_reply({**reply, "printed": printed}, 1, NONCE)
+    for integrity in ({}, "", [[]], [{"event": 1}]):
+        with pytest.raises(ProtocolError):
+            read_reply({**reply, "integrity": integrity}, 1, NONCE)
+    with pytest.raises(ProtocolError):
+        read_reply({**reply, "unexpected": 1}, 1, NONCE)
+    with pytest.raises(ForgedMessage):
+        read_reply({**reply, "nonce": NONCE[:-1] + "0"}, 1, NONCE)

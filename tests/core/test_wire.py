@@ -108,3 +108,58 @@ def test_unreadable_lines_are_rejected():
         wire.loads(b"[" * 100000)
     with pytest.raises(wire.WireError):
         wire.loads(b"{not json")
+
+
+atoms = (
+    st.none()
+    | st.booleans()
+    | st.text(max_size=3)
+    | st.integers()
+    | st.sampled_from([2**3330 - 1, 2**3330, -(2**3330) + 1, -(2**3330), 2**4000, 0.5, math.inf])
+)
+
+
+@given(st.lists(atoms, max_size=6))
+def test_a_list_of_atoms_is_encoded_as_item_by_item(value):
+    # A list of strings, booleans, None and integers short of the cap is copied whole; any
+    # other list goes item by item: either way the same data, never the list itself.
+    encoded = wire.encode(value)
+    assert encoded == [wire.encode(item, 1) for item in value]
+    assert [type(item) for item in encoded] == [type(wire.encode(item, 1)) for item in value]
+    assert encoded is not value
+
+
+@given(st.lists(atoms, max_size=6))
+def test_a_list_of_atoms_is_decoded_as_item_by_item(value):
+    data = wire.loads(wire.dumps([wire.encode(item) for item in value]))
+    decoded = wire.decode(data)
+    one_by_one = [wire.decode(item, 1) for item in data]
+    assert type(decoded) is list and len(decoded) == len(one_by_one)
+    for got, expected in zip(decoded, one_by_one, strict=True):
+        if isinstance(expected, wire.Opaque):  # equal to nothing but itself: compare what it shows
+            assert isinstance(got, wire.Opaque) and repr(got) == repr(expected)
+        else:
+            assert same(got, expected)
+
+
+def test_a_huge_integer_in_a_list_of_numbers_is_still_described_not_sent():
+    assert wire.encode([1, 2**3330 - 1])[1] == 2**3330 - 1
+    assert wire.encode([1, 2**3330])[1] == {"$": "bigint", "digits": wire._count_digits(2**3330)}
+    assert wire.encode([-(2**3330), 1])[0]["$"] == "bigint"
+
+
+@pytest.mark.parametrize(
+    "line", [b'{"a": 1}', '{"é": 1}'.encode(), b"{", b"{\x00\x00\x00", "{}".encode("utf-16-le")]
+)
+def test_a_line_is_read_with_the_encoding_json_would_detect(line):
+    import json
+
+    try:
+        expected = ("value", json.loads(line))
+    except ValueError:
+        expected = ("refused", None)
+    try:
+        got = ("value", wire.loads(line))
+    except wire.WireError:
+        got = ("refused", None)
+    assert got == expected
