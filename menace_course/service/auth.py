@@ -101,7 +101,12 @@ def _from_session() -> Who | None:
 
 
 def who() -> Who:
-    """The person behind the current request (worked out once per request).
+    """The person behind the current request, worked out once per request.
+
+    The rate limit's key (:func:`~.rate_limits.rate_key`), the view and the error page all
+    ask; the first answer is kept on ``flask.g`` for the rest of the request, a refusal
+    too (a bad token is looked up once, and refused again with the same words wherever
+    it is asked).
 
     Raises:
         AuthError: a bearer token was given and it is not valid.
@@ -109,16 +114,27 @@ def who() -> Who:
     found: Who | None = g.get("menace_who")
     if found is not None:
         return found
+    refused: AuthError | None = g.get("menace_who_refused")
+    if refused is not None:
+        raise AuthError(refused.status, refused.message)
+    try:
+        found = _resolve()
+    except AuthError as error:
+        g.menace_who_refused = error
+        raise
+    g.menace_who = found
+    return found
+
+
+def _resolve() -> Who:
+    """Who sent the request, from its Authorization header or its session (see :func:`who`)."""
     header = request.headers.get("Authorization", "")
     if header:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise AuthError(401, "the Authorization header must be 'Bearer <token>'")
-        found = _from_token(token.strip())
-    else:
-        found = _from_session() or _anonymous()
-    g.menace_who = found
-    return found
+        return _from_token(token.strip())
+    return _from_session() or _anonymous()
 
 
 def require_checker() -> Who:

@@ -6,9 +6,10 @@ distributed worker) needs only the database, not the LTI library.
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from menace_course.service.db.attempts import NO_SESSION_SYNC
 from menace_course.service.db.tables import Attempt, now
 from menace_course.service.lti.tables import LtiOutcome
 
@@ -17,17 +18,22 @@ def note_result(session: Session, attempt_id: str) -> int:
     """Queue the passback of a just-recorded attempt; call it in the transaction that recorded it.
 
     Returns how many LMS links the score will go to (0 for a student who never launched).
+    Reads only the three columns it needs (not the attempt's source and report), and
+    updates without synchronising the session (which holds no passback row).
     """
-    attempt = session.get(Attempt, attempt_id)
-    if attempt is None or attempt.user_id is None:
+    found = session.execute(
+        select(Attempt.user_id, Attempt.context_id, Attempt.challenge).where(Attempt.id == attempt_id)
+    ).first()
+    if found is None or found.user_id is None:
         return 0
     done = session.execute(
         update(LtiOutcome)
         .where(
-            LtiOutcome.user_id == attempt.user_id,
-            LtiOutcome.context_id == attempt.context_id,
-            LtiOutcome.challenge == attempt.challenge,
+            LtiOutcome.user_id == found.user_id,
+            LtiOutcome.context_id == found.context_id,
+            LtiOutcome.challenge == found.challenge,
         )
-        .values(wanted=LtiOutcome.wanted + 1, next_try_at=now(), tries=0)
+        .values(wanted=LtiOutcome.wanted + 1, next_try_at=now(), tries=0),
+        execution_options=NO_SESSION_SYNC,
     )
     return int(getattr(done, "rowcount", 0) or 0)

@@ -1,0 +1,79 @@
+"""What one check costs the web process, as behaviour (never as time; issue 26).
+
+A request works out who sent it once, however many parts ask (the rate limit's key, the
+view, the pacing of reads); a write on SQLite still commits as durably as it says; a
+recorded result does not need the attempt loaded in its session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from menace_course.service.db.engine import Database
+from tests.service.support import CORRECT, add_user, bearer
+
+
+def _counting_token_lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from menace_course.service import auth
+
+    looked_up: list[str] = []
+    real = auth.user_by_token
+
+    def counted(session: Any, token: str) -> Any:
+        looked_up.append(token)
+        return real(session, token)
+
+    monkeypatch.setattr(auth, "user_by_token", counted)
+    return looked_up
+
+
+def test_a_check_and_its_read_look_the_token_up_once_each(
+    service_app: Any, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rate limit keys the request by the same person the view serves: one lookup a request."""
+    _, token = add_user(service_app)
+    looked_up = _counting_token_lookups(monkeypatch)
+    answer = client.post(
+        "/api/v1/checks?wait=30",
+        json={"challenge": "after_game", "source": CORRECT.read_text()},
+        headers=bearer(token),
+    )
+    assert answer.status_code == 200, answer.get_json()
+    assert looked_up == [token]
+    read = client.get(answer.get_json()["url"], headers=bearer(token))
+    assert read.status_code == 200
+    assert looked_up == [token, token]
+
+
+def test_a_bad_token_is_looked_up_once_a_request_and_refused_each_time(
+    service_app: Any, client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token that is not valid is looked up once a request (the rate limit's key, then the view,
+    which refuses it), and again by the next request: a refusal is kept for its request only."""
+    looked_up = _counting_token_lookups(monkeypatch)
+    for _ in range(2):
+        answer = client.post(
+            "/api/v1/checks", json={"challenge": "after_game", "source": "x"}, headers=bearer("mc_nobody")
+        )
+        assert answer.status_code == 401
+        assert answer.get_json()["error"] == "unauthorized"
+    assert looked_up == ["mc_nobody", "mc_nobody"]
+
+
+def test_sqlite_writes_switch_between_durable_and_fast_commits_on_one_connection(tmp_path: Any) -> None:
+    """A stored attempt commits with synchronous=FULL even right after a progress write on the same
+    pooled connection set NORMAL (the level is set only when it changes, never assumed)."""
+    database = Database(f"sqlite:///{tmp_path / 'service.sqlite3'}")
+    database.engine.pool.dispose()
+    levels = []
+    try:
+        for durable in (True, False, False, True, True, False):
+            with database.writing(durable=durable) as session:
+                levels.append(session.execute(text("PRAGMA synchronous")).scalar())
+    finally:
+        database.dispose()
+    full, normal = 2, 1
+    assert levels == [full, normal, normal, full, full, normal]
