@@ -77,3 +77,24 @@ def test_sqlite_writes_switch_between_durable_and_fast_commits_on_one_connection
         database.dispose()
     full, normal = 2, 1
     assert levels == [full, normal, normal, full, full, normal]
+
+
+def test_a_student_over_their_own_limit_is_told_so_even_when_the_queue_is_full(db_url: str) -> None:
+    """The reading that chooses the words is made only for a refusal; the words are unchanged."""
+    from tests.service.support import make_app, stop_app
+    from tests.service.test_open_and_limits import SLOW
+
+    app = make_app(db_url, max_queue=1, per_user_queued=1)
+    try:
+        client = app.test_client()
+        _, alice = add_user(app)
+        _, bob = add_user(app)
+        body = {"challenge": "after_game", "source": SLOW}
+        assert client.post("/api/v1/checks", json=body, headers=bearer(alice)).status_code == 202
+        again = client.post("/api/v1/checks", json=body, headers=bearer(alice))
+        assert again.status_code == 429 and again.get_json()["error"] == "too_many_waiting"
+        assert again.headers["Retry-After"] == "2"
+        other = client.post("/api/v1/checks", json=body, headers=bearer(bob))
+        assert other.status_code == 429 and other.get_json()["error"] == "queue_full"
+    finally:
+        stop_app(app)
