@@ -19,10 +19,10 @@ the write lock ``BEGIN IMMEDIATE`` takes (:mod:`~menace_course.service.db.engine
 PostgreSQL a transaction-scoped advisory lock (:data:`ADMISSION_LOCK`). The admission is a
 few milliseconds of work, so making them queue costs nothing a student would notice.
 
-:func:`mark_running` and :func:`record_result` are plain SQL UPDATEs
-(:data:`NO_SESSION_SYNC`): they run in a session of their own that has loaded no attempt,
-so there is nothing in it for SQLAlchemy to bring up to date, and its default ("auto":
-evaluate the WHERE clause against every object the session holds) cost more CPU than the
+:func:`mark_running` and :func:`record_result` are plain SQL UPDATEs of the table (SQLAlchemy
+Core, not the ORM's UPDATE of the ``Attempt`` class): they run in a session of their own
+that has loaded no attempt, so there is nothing in it to bring up to date, and the ORM's
+UPDATE (its session synchronisation, its bulk-persistence layer) cost more CPU than the
 statement itself (issue 26). The statements a check runs every time are built once, at
 import, with named parameters: building a statement and its cache key anew (operator
 overloads, coercions) was most of what SQLAlchemy spent on each.
@@ -34,17 +34,13 @@ import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, func, select, text, update
+from sqlalchemy import Table, bindparam, func, select, text, update
 from sqlalchemy.orm import Session
 
 from menace_course.models import SubmissionReport
 from menace_course.service.db.tables import Attempt, AttemptStatus, Membership, Role, User, now
-
-#: Execution options of an UPDATE that runs in a session holding none of the rows it changes:
-#: skip SQLAlchemy's synchronisation of the session's objects (see the module's docstring).
-NO_SESSION_SYNC: dict[str, Any] = {"synchronize_session": False}
 
 #: The PostgreSQL advisory lock (a 64-bit key) each admission holds until its transaction ends.
 ADMISSION_LOCK = 0x6D656E6163653232
@@ -87,17 +83,19 @@ _UNFINISHED_IN_LANE = _count_unfinished(Attempt.lane == bindparam("lane"))
 _UNFINISHED_ANONYMOUS = _count_unfinished(Attempt.user_id.is_(None))
 _UNFINISHED = _count_unfinished()
 
-#: A grader started (parameters ``attempt`` and ``started``).
+_ATTEMPTS_TABLE = cast(Table, Attempt.__table__)
+_ATTEMPTS = _ATTEMPTS_TABLE.c
+#: A grader started (parameters ``attempt`` and ``started``); Core, see the module's docstring.
 _MARK_RUNNING = (
-    update(Attempt)
-    .where(Attempt.id == bindparam("attempt"), Attempt.status != AttemptStatus.DONE)
-    .values(status=AttemptStatus.RUNNING, runs=Attempt.runs + 1, started_at=bindparam("started"))
+    update(_ATTEMPTS_TABLE)
+    .where(_ATTEMPTS.id == bindparam("attempt"), _ATTEMPTS.status != AttemptStatus.DONE)
+    .values(status=AttemptStatus.RUNNING, runs=_ATTEMPTS.runs + 1, started_at=bindparam("started"))
 )
 #: The report stored, unless one is (parameters ``attempt``, ``report_data``, ``got``, ``out_of``,
 #: ``finished``; each takes its column's type).
 _RECORD_RESULT = (
-    update(Attempt)
-    .where(Attempt.id == bindparam("attempt"), Attempt.status != AttemptStatus.DONE)
+    update(_ATTEMPTS_TABLE)
+    .where(_ATTEMPTS.id == bindparam("attempt"), _ATTEMPTS.status != AttemptStatus.DONE)
     .values(
         status=AttemptStatus.DONE,
         report=bindparam("report_data"),
@@ -191,12 +189,10 @@ def store_attempt(
 def mark_running(session: Session, attempt_id: str) -> bool:
     """Note that a grader started on the attempt; False when it is already done.
 
-    ``session`` must hold no object of this attempt (a recorder's session of its own):
-    the UPDATE does not bring such objects up to date (:data:`NO_SESSION_SYNC`).
+    ``session`` should hold no object of this attempt (a recorder's session of its own):
+    the UPDATE, the table's, does not bring such objects up to date.
     """
-    done = session.execute(
-        _MARK_RUNNING, {"attempt": attempt_id, "started": now()}, execution_options=NO_SESSION_SYNC
-    )
+    done = session.execute(_MARK_RUNNING, {"attempt": attempt_id, "started": now()})
     return bool(getattr(done, "rowcount", 0))
 
 
@@ -204,7 +200,7 @@ def record_result(session: Session, attempt_id: str, report: SubmissionReport) -
     """Store the report of an attempt unless one is stored already; True if this call stored it.
 
     The column holds ``report.to_dict()``: what ``menace check --format json`` prints.
-    As for :func:`mark_running`, ``session`` holds no object of this attempt.
+    As for :func:`mark_running`, ``session`` should hold no object of this attempt.
     """
     values = {
         "attempt": attempt_id,
@@ -213,7 +209,7 @@ def record_result(session: Session, attempt_id: str, report: SubmissionReport) -
         "out_of": report.max_score,
         "finished": now(),
     }
-    done = session.execute(_RECORD_RESULT, values, execution_options=NO_SESSION_SYNC)
+    done = session.execute(_RECORD_RESULT, values)
     return bool(getattr(done, "rowcount", 0))
 
 

@@ -6,10 +6,11 @@ distributed worker) needs only the database, not the LTI library.
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, select, update
+from typing import cast
+
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.orm import Session
 
-from menace_course.service.db.attempts import NO_SESSION_SYNC
 from menace_course.service.db.tables import Attempt, now
 from menace_course.service.lti.tables import LtiOutcome
 
@@ -18,14 +19,16 @@ _OWNER = select(Attempt.user_id, Attempt.context_id, Attempt.challenge).where(
     Attempt.id == bindparam("attempt")
 )
 #: One more passback wanted, now (parameters ``user``, ``context``, ``slug``, ``at``).
+_OUTCOMES_TABLE = cast(Table, LtiOutcome.__table__)
+_OUTCOMES = _OUTCOMES_TABLE.c
 _WANT_PASSBACK = (
-    update(LtiOutcome)
+    update(_OUTCOMES_TABLE)
     .where(
-        LtiOutcome.user_id == bindparam("user"),
-        LtiOutcome.context_id == bindparam("context"),
-        LtiOutcome.challenge == bindparam("slug"),
+        _OUTCOMES.user_id == bindparam("user"),
+        _OUTCOMES.context_id == bindparam("context"),
+        _OUTCOMES.challenge == bindparam("slug"),
     )
-    .values(wanted=LtiOutcome.wanted + 1, next_try_at=bindparam("at"), tries=0)
+    .values(wanted=_OUTCOMES.wanted + 1, next_try_at=bindparam("at"), tries=0)
 )
 
 
@@ -34,12 +37,12 @@ def note_result(session: Session, attempt_id: str) -> int:
 
     Returns how many LMS links the score will go to (0 for a student who never launched).
     Reads only the three columns it needs (not the attempt's source and report), and
-    updates without synchronising the session (which holds no passback row); both
+    updates the table (Core: the session holds no passback row to bring up to date); both
     statements are built once (see :mod:`~menace_course.service.db.attempts` on why).
     """
     found = session.execute(_OWNER, {"attempt": attempt_id}).first()
     if found is None or found.user_id is None:
         return 0
     wanted = {"user": found.user_id, "context": found.context_id, "slug": found.challenge, "at": now()}
-    done = session.execute(_WANT_PASSBACK, wanted, execution_options=NO_SESSION_SYNC)
+    done = session.execute(_WANT_PASSBACK, wanted)
     return int(getattr(done, "rowcount", 0) or 0)
