@@ -22,7 +22,7 @@ from flask import current_app, g, request, session
 from flask_wtf.csrf import CSRFError, validate_csrf
 from wtforms import ValidationError
 
-from menace_course.service.db.people import role_in, user_by_token
+from menace_course.service.db.people import role_in, token_holder
 from menace_course.service.db.tables import Role, User
 from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
@@ -78,14 +78,14 @@ def _anonymous() -> Who:
 
 
 def _from_token(token: str) -> Who:
+    context_id = state().local_context_id
     with state().db.reading() as db:
-        user = user_by_token(db, token)
-        if user is None:
-            raise AuthError(
-                401, "this token is not valid (revoked, or mistyped): ask your instructor for a new one"
-            )
-        context_id = state().local_context_id
-        return Who(user.id, user.name, context_id, role_in(db, user.id, context_id), "token")
+        holder = token_holder(db, token, context_id)
+    if holder is None:
+        raise AuthError(
+            401, "this token is not valid (revoked, or mistyped): ask your instructor for a new one"
+        )
+    return Who(holder.user_id, holder.name, context_id, holder.role, "token")
 
 
 def _from_session() -> Who | None:

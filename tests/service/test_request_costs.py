@@ -20,13 +20,13 @@ def _counting_token_lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     from menace_course.service import auth
 
     looked_up: list[str] = []
-    real = auth.user_by_token
+    real = auth.token_holder
 
-    def counted(session: Any, token: str) -> Any:
+    def counted(session: Any, token: str, context_id: int) -> Any:
         looked_up.append(token)
-        return real(session, token)
+        return real(session, token, context_id)
 
-    monkeypatch.setattr(auth, "user_by_token", counted)
+    monkeypatch.setattr(auth, "token_holder", counted)
     return looked_up
 
 
@@ -98,3 +98,42 @@ def test_a_student_over_their_own_limit_is_told_so_even_when_the_queue_is_full(d
         assert other.status_code == 429 and other.get_json()["error"] == "queue_full"
     finally:
         stop_app(app)
+
+
+def test_a_tokens_holder_and_role_come_in_one_answer_as_in_two(db_url: str) -> None:
+    """token_holder (what a request asks) agrees with user_by_token and role_in, revoked included."""
+    from menace_course.service.db.people import (
+        add_local_user,
+        context_for,
+        revoke,
+        role_in,
+        token_holder,
+        user_by_token,
+    )
+    from menace_course.service.db.tables import Role
+
+    database = Database(db_url)
+    database.upgrade()
+    try:
+        with database.writing() as session:
+            teacher, teachers = add_local_user(session, "teacher", Role.INSTRUCTOR)
+            learner, learners = add_local_user(session, "learner", Role.LEARNER)
+            here, elsewhere = context_for(session).id, context_for(session, "other", "course").id
+            ids = teacher.id, learner.id
+        with database.reading() as session:
+            for token, user_id in ((teachers, ids[0]), (learners, ids[1])):
+                for context_id in (here, elsewhere):
+                    holder = token_holder(session, token, context_id)
+                    user = user_by_token(session, token)
+                    assert holder is not None and user is not None
+                    assert (holder.user_id, holder.name) == (user.id, user.name) == (user_id, user.name)
+                    assert holder.role == role_in(session, user_id, context_id)
+            assert token_holder(session, teachers, here).role is Role.INSTRUCTOR  # type: ignore[union-attr]
+            assert token_holder(session, teachers, elsewhere).role is None  # type: ignore[union-attr]
+            assert token_holder(session, "mc_nobody", here) is None
+        with database.writing() as session:
+            revoke(session, session.get(type(teacher), ids[0]))  # type: ignore[arg-type]
+        with database.reading() as session:
+            assert token_holder(session, teachers, here) is None
+    finally:
+        database.dispose()
