@@ -22,7 +22,7 @@ from flask import current_app, g, request, session
 from flask_wtf.csrf import CSRFError, validate_csrf
 from wtforms import ValidationError
 
-from menace_course.service.db.people import role_in, user_by_token
+from menace_course.service.db.people import role_in, token_holder
 from menace_course.service.db.tables import Role, User
 from menace_course.service.refusal import Refusal
 from menace_course.service.state import state
@@ -78,14 +78,14 @@ def _anonymous() -> Who:
 
 
 def _from_token(token: str) -> Who:
+    context_id = state().local_context_id
     with state().db.reading() as db:
-        user = user_by_token(db, token)
-        if user is None:
-            raise AuthError(
-                401, "this token is not valid (revoked, or mistyped): ask your instructor for a new one"
-            )
-        context_id = state().local_context_id
-        return Who(user.id, user.name, context_id, role_in(db, user.id, context_id), "token")
+        holder = token_holder(db, token, context_id)
+    if holder is None:
+        raise AuthError(
+            401, "this token is not valid (revoked, or mistyped): ask your instructor for a new one"
+        )
+    return Who(holder.user_id, holder.name, context_id, holder.role, "token")
 
 
 def _from_session() -> Who | None:
@@ -101,7 +101,12 @@ def _from_session() -> Who | None:
 
 
 def who() -> Who:
-    """The person behind the current request (worked out once per request).
+    """The person behind the current request, worked out once per request.
+
+    The rate limit's key (:func:`~.rate_limits.rate_key`), the view and the error page all
+    ask; the first answer is kept on ``flask.g`` for the rest of the request, a refusal
+    too (a bad token is looked up once, and refused again with the same words wherever
+    it is asked).
 
     Raises:
         AuthError: a bearer token was given and it is not valid.
@@ -109,16 +114,27 @@ def who() -> Who:
     found: Who | None = g.get("menace_who")
     if found is not None:
         return found
+    refused: AuthError | None = g.get("menace_who_refused")
+    if refused is not None:
+        raise AuthError(refused.status, refused.message)
+    try:
+        found = _resolve()
+    except AuthError as error:
+        g.menace_who_refused = error
+        raise
+    g.menace_who = found
+    return found
+
+
+def _resolve() -> Who:
+    """Who sent the request, from its Authorization header or its session (see :func:`who`)."""
     header = request.headers.get("Authorization", "")
     if header:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise AuthError(401, "the Authorization header must be 'Bearer <token>'")
-        found = _from_token(token.strip())
-    else:
-        found = _from_session() or _anonymous()
-    g.menace_who = found
-    return found
+        return _from_token(token.strip())
+    return _from_session() or _anonymous()
 
 
 def require_checker() -> Who:

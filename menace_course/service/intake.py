@@ -4,10 +4,12 @@
 exist, the file name must be a plain ``.py`` or ``.ipynb`` name, the text must fit the
 size the loader accepts, the dispatcher must have room, and then, counted in the same
 database transaction that stores the attempt (:func:`~.db.attempts.admit_attempt`), the
-student must not have ``--per-student`` checks waiting, nor the service ``--max-queue``
-(a plain reading before, only so that a student over their own limit is told so rather
-than that the queue is full, decides nothing). Only then is the attempt committed and
-queued, so an acknowledged attempt is never lost, and a refused one leaves nothing behind.
+student must not have ``--per-student`` checks waiting, nor the service ``--max-queue``.
+Only then is the attempt committed and queued, so an acknowledged attempt is never lost,
+and a refused one leaves nothing behind. A student over their own limit is told so rather
+than that the queue is full: the admission counts their lane first, and when the
+dispatcher has no room at all, a plain reading of their lane (which decides nothing)
+chooses the words of the refusal; a check that is taken costs no reading of its own.
 
 Anonymous checks (``--open``) are counted per address (the address itself is not
 stored, only a hash of it), and all of them together may hold at most
@@ -44,8 +46,19 @@ def slugs(service: ServiceState) -> list[str]:
     return catalog.list_slugs(service.course)
 
 
+#: A name that can only be one folder of the course's challenges (no separator, no dot first).
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,99}")
+
+
 def check_challenge(service: ServiceState, slug: str) -> None:
-    """Refuse an unknown challenge (400), with the close matches."""
+    """Refuse an unknown challenge (400), with the close matches.
+
+    A known challenge is found with one look at its ``challenge.toml`` (what
+    :func:`~menace_course.catalog.list_slugs` looks for in every folder); the whole list
+    is read only to refuse, for its close matches.
+    """
+    if _PLAIN_NAME.fullmatch(slug) and (service.course.challenges_dir / slug / "challenge.toml").is_file():
+        return
     known = slugs(service)
     if slug not in known:
         from menace_course import language
@@ -96,10 +109,6 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
         shared=None if person.user_id is not None else config.open_queue,
     )
     where = lane(person)
-    with service.db.reading() as db:  # only to say the student's own limit first, not to enforce it
-        waiting = waiting_in(db, where)
-    if waiting >= limits.per_lane:
-        raise _refusal(OverLimit("lane", waiting, limits.per_lane), anonymous=person.user_id is None)
     try:
         with service.dispatcher.accepting() as enqueue:
             with service.db.writing() as db:
@@ -115,6 +124,11 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
                 )
             enqueue(CheckJob.of(admitted.attempt, admitted.ahead))
     except QueueFull as full:
+        with service.db.reading() as db:  # only to say the student's own limit first, not to enforce it
+            waiting = waiting_in(db, where)
+        if waiting >= limits.per_lane:
+            over = OverLimit("lane", waiting, limits.per_lane)
+            raise _refusal(over, anonymous=person.user_id is None) from full
         raise Refusal(429, "queue_full", _(str(full)), retry_after=full.retry_after) from full
     except OverLimit as over:
         raise _refusal(over, anonymous=person.user_id is None) from over

@@ -18,6 +18,14 @@ commit, so no two requests can both see "2 of 3" and both get in. On SQLite that
 the write lock ``BEGIN IMMEDIATE`` takes (:mod:`~menace_course.service.db.engine`); on
 PostgreSQL a transaction-scoped advisory lock (:data:`ADMISSION_LOCK`). The admission is a
 few milliseconds of work, so making them queue costs nothing a student would notice.
+
+:func:`mark_running` and :func:`record_result` are plain SQL UPDATEs of the table (SQLAlchemy
+Core, not the ORM's UPDATE of the ``Attempt`` class): they run in a session of their own
+that has loaded no attempt, so there is nothing in it to bring up to date, and the ORM's
+UPDATE (its session synchronisation, its bulk-persistence layer) cost more CPU than the
+statement itself (issue 26). The statements a check runs every time are built once, at
+import, with named parameters: building a statement and its cache key anew (operator
+overloads, coercions) was most of what SQLAlchemy spent on each.
 """
 
 from __future__ import annotations
@@ -26,9 +34,9 @@ import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import Table, bindparam, func, select, text, update
 from sqlalchemy.orm import Session
 
 from menace_course.models import SubmissionReport
@@ -66,11 +74,40 @@ class Admitted:
     ahead: int
 
 
-def _unfinished(session: Session, *where: Any) -> int:
-    counted = session.scalar(
-        select(func.count()).select_from(Attempt).where(Attempt.status != AttemptStatus.DONE, *where)
+def _count_unfinished(*where: Any) -> Any:
+    return select(func.count()).select_from(Attempt).where(Attempt.status != AttemptStatus.DONE, *where)
+
+
+#: Unfinished attempts: in one lane (parameter ``lane``), anonymous ones, all of them.
+_UNFINISHED_IN_LANE = _count_unfinished(Attempt.lane == bindparam("lane"))
+_UNFINISHED_ANONYMOUS = _count_unfinished(Attempt.user_id.is_(None))
+_UNFINISHED = _count_unfinished()
+
+_ATTEMPTS_TABLE = cast(Table, Attempt.__table__)
+_ATTEMPTS = _ATTEMPTS_TABLE.c
+#: A grader started (parameters ``attempt`` and ``started``); Core, see the module's docstring.
+_MARK_RUNNING = (
+    update(_ATTEMPTS_TABLE)
+    .where(_ATTEMPTS.id == bindparam("attempt"), _ATTEMPTS.status != AttemptStatus.DONE)
+    .values(status=AttemptStatus.RUNNING, runs=_ATTEMPTS.runs + 1, started_at=bindparam("started"))
+)
+#: The report stored, unless one is (parameters ``attempt``, ``report_data``, ``got``, ``out_of``,
+#: ``finished``; each takes its column's type).
+_RECORD_RESULT = (
+    update(_ATTEMPTS_TABLE)
+    .where(_ATTEMPTS.id == bindparam("attempt"), _ATTEMPTS.status != AttemptStatus.DONE)
+    .values(
+        status=AttemptStatus.DONE,
+        report=bindparam("report_data"),
+        score=bindparam("got"),
+        max_score=bindparam("out_of"),
+        finished_at=bindparam("finished"),
     )
-    return int(counted or 0)
+)
+
+
+def _unfinished(session: Session, counting: Any, **parameters: Any) -> int:
+    return int(session.scalar(counting, parameters) or 0)
 
 
 def _hold_admission_lock(session: Session) -> None:
@@ -98,14 +135,14 @@ def admit_attempt(
             nothing is stored.
     """
     _hold_admission_lock(session)
-    ahead = in_lane = _unfinished(session, Attempt.lane == lane)
+    ahead = in_lane = _unfinished(session, _UNFINISHED_IN_LANE, lane=lane)
     if in_lane >= limits.per_lane:
         raise OverLimit("lane", in_lane, limits.per_lane)
     if limits.shared is not None:
-        ahead = shared = _unfinished(session, Attempt.user_id.is_(None))
+        ahead = shared = _unfinished(session, _UNFINISHED_ANONYMOUS)
         if shared >= limits.shared:
             raise OverLimit("shared", shared, limits.shared)
-    total = _unfinished(session)
+    total = _unfinished(session, _UNFINISHED)
     if total >= limits.queue:
         raise OverLimit("queue", total, limits.queue)
     attempt = store_attempt(
@@ -150,12 +187,12 @@ def store_attempt(
 
 
 def mark_running(session: Session, attempt_id: str) -> bool:
-    """Note that a grader started on the attempt; False when it is already done."""
-    done = session.execute(
-        update(Attempt)
-        .where(Attempt.id == attempt_id, Attempt.status != AttemptStatus.DONE)
-        .values(status=AttemptStatus.RUNNING, runs=Attempt.runs + 1, started_at=now())
-    )
+    """Note that a grader started on the attempt; False when it is already done.
+
+    ``session`` should hold no object of this attempt (a recorder's session of its own):
+    the UPDATE, the table's, does not bring such objects up to date.
+    """
+    done = session.execute(_MARK_RUNNING, {"attempt": attempt_id, "started": now()})
     return bool(getattr(done, "rowcount", 0))
 
 
@@ -163,18 +200,16 @@ def record_result(session: Session, attempt_id: str, report: SubmissionReport) -
     """Store the report of an attempt unless one is stored already; True if this call stored it.
 
     The column holds ``report.to_dict()``: what ``menace check --format json`` prints.
+    As for :func:`mark_running`, ``session`` should hold no object of this attempt.
     """
-    done = session.execute(
-        update(Attempt)
-        .where(Attempt.id == attempt_id, Attempt.status != AttemptStatus.DONE)
-        .values(
-            status=AttemptStatus.DONE,
-            report=report.to_dict(),
-            score=report.score,
-            max_score=report.max_score,
-            finished_at=now(),
-        )
-    )
+    values = {
+        "attempt": attempt_id,
+        "report_data": report.to_dict(),
+        "got": report.score,
+        "out_of": report.max_score,
+        "finished": now(),
+    }
+    done = session.execute(_RECORD_RESULT, values)
     return bool(getattr(done, "rowcount", 0))
 
 
@@ -189,12 +224,12 @@ def unfinished(session: Session) -> list[Attempt]:
 
 def waiting_in(session: Session, lane: str) -> int:
     """How many of the lane's attempts are queued or running (a reading, not an admission)."""
-    return _unfinished(session, Attempt.lane == lane)
+    return _unfinished(session, _UNFINISHED_IN_LANE, lane=lane)
 
 
 def waiting_for(session: Session, user_id: int) -> int:
     """How many of the user's attempts are queued or running."""
-    return _unfinished(session, Attempt.user_id == user_id)
+    return _unfinished(session, _count_unfinished(Attempt.user_id == user_id))
 
 
 def latest(session: Session, context_id: int, user_id: int, challenge: str, limit: int = 20) -> list[Attempt]:

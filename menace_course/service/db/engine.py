@@ -48,6 +48,11 @@ def normalize_url(url: str) -> URL:
     return parsed
 
 
+#: Where a pooled SQLite connection remembers the ``synchronous`` level it was last set to
+#: (a connection's setting, kept across transactions: a write sets it only when it changes).
+_SYNCHRONOUS = "menace_synchronous"
+
+
 def _tune_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def connect(dbapi_connection: Any, record: Any) -> None:
@@ -62,8 +67,10 @@ def _tune_sqlite(engine: Engine) -> None:
     def begin(connection: Any) -> None:
         options = connection.get_execution_options()
         if options.get("immediate", False):
-            durable = options.get("durable", True)
-            connection.exec_driver_sql(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            synchronous = "FULL" if options.get("durable", True) else "NORMAL"
+            if connection.info.get(_SYNCHRONOUS) != synchronous:  # kept per connection: set on change
+                connection.exec_driver_sql(f"PRAGMA synchronous={synchronous}")
+                connection.info[_SYNCHRONOUS] = synchronous
             connection.exec_driver_sql("BEGIN IMMEDIATE")
         else:
             connection.exec_driver_sql("BEGIN")

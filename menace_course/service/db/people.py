@@ -17,7 +17,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from menace_course.service.db.tables import (
@@ -84,11 +84,17 @@ def set_role(session: Session, user: User, context: Context, role: Role) -> Memb
     return membership
 
 
+#: A user's role in a context (parameters ``user`` and ``context``): asked by every request
+#: that signs in, so built once (see :mod:`.attempts` on why).
+_ROLE_IN = select(Membership.role).where(
+    Membership.user_id == bindparam("user"), Membership.context_id == bindparam("context")
+)
+
+
 def role_in(session: Session, user_id: int, context_id: int) -> Role | None:
     """The user's role in the context, or None when they are not a member."""
-    return session.scalar(
-        select(Membership.role).where(Membership.user_id == user_id, Membership.context_id == context_id)
-    )
+    role: Role | None = session.scalar(_ROLE_IN, {"user": user_id, "context": context_id})
+    return role
 
 
 def local_user(session: Session, name: str) -> User | None:
@@ -128,15 +134,47 @@ def revoke(session: Session, user: User) -> int:
     return int(getattr(done, "rowcount", 0) or 0)
 
 
+#: The user of a token's digest (parameter ``token_digest``), unless either is revoked.
+_USER_BY_TOKEN = (
+    select(User)
+    .join(Token, Token.user_id == User.id)
+    .where(Token.digest == bindparam("token_digest"), Token.revoked_at.is_(None), User.revoked_at.is_(None))
+)
+
+
 def user_by_token(session: Session, token: str) -> User | None:
     """The user a token belongs to, if the token is known and not revoked."""
     if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
-    return session.scalar(
-        select(User)
-        .join(Token, Token.user_id == User.id)
-        .where(Token.digest == digest(token), Token.revoked_at.is_(None), User.revoked_at.is_(None))
-    )
+    user: User | None = session.scalar(_USER_BY_TOKEN, {"token_digest": digest(token)})
+    return user
+
+
+@dataclass(frozen=True)
+class TokenHolder:
+    """Who holds a token, and their role in the context asked about (None: not a member)."""
+
+    user_id: int
+    name: str
+    role: Role | None
+
+
+#: A token's holder and their role in a context (parameters ``token_digest`` and ``context``):
+#: what every request with a token asks, in one statement.
+_TOKEN_HOLDER = (
+    select(User.id, User.name, Membership.role)
+    .join(Token, Token.user_id == User.id)
+    .outerjoin(Membership, and_(Membership.user_id == User.id, Membership.context_id == bindparam("context")))
+    .where(Token.digest == bindparam("token_digest"), Token.revoked_at.is_(None), User.revoked_at.is_(None))
+)
+
+
+def token_holder(session: Session, token: str, context_id: int) -> TokenHolder | None:
+    """:func:`user_by_token` and :func:`role_in` in one query, for a request's authentication."""
+    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+        return None
+    row = session.execute(_TOKEN_HOLDER, {"token_digest": digest(token), "context": context_id}).first()
+    return None if row is None else TokenHolder(row.id, row.name, row.role)
 
 
 def new_login_link(session: Session, user: User, days: int = LINK_DAYS) -> str:
