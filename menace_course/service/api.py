@@ -257,9 +257,9 @@ def get_check(attempt_id: str) -> Response:
     if attempt is None:
         raise Refusal(404, "not_found", _("no check has this id"))
     if attempt.user_id is not None and not person.signed_in:
-        raise AuthError(401, "sign in to see this check (Authorization: Bearer <token>)")
+        raise AuthError(401, _("sign in to see this check (Authorization: Bearer <token>)"))
     if not person.may_see(attempt.user_id, attempt.context_id):
-        raise AuthError(403, "this check is someone else's")
+        raise AuthError(403, _("this check is someone else's"))
     format, retry_after = _format(), None
     if attempt.status is not AttemptStatus.DONE:
         found, retry_after = _finished(attempt_id, _wait_seconds())

@@ -24,8 +24,10 @@ from wtforms import ValidationError
 
 from menace_course.service.db.people import role_in, token_holder
 from menace_course.service.db.tables import Role, User
-from menace_course.service.refusal import Refusal
+from menace_course.service.languages import gettext as _
+from menace_course.service.refusal import CSRF_REASONS, Refusal
 from menace_course.service.state import state
+from menace_course.wording import reworded
 
 #: Anonymous attempts a browser remembers (``--open``).
 ANONYMOUS_KEPT = 20
@@ -83,7 +85,7 @@ def _from_token(token: str) -> Who:
         holder = token_holder(db, token, context_id)
     if holder is None:
         raise AuthError(
-            401, "this token is not valid (revoked, or mistyped): ask your instructor for a new one"
+            401, _("this token is not valid (revoked, or mistyped): ask your instructor for a new one")
         )
     return Who(holder.user_id, holder.name, context_id, holder.role, "token")
 
@@ -130,9 +132,9 @@ def _resolve() -> Who:
     """Who sent the request, from its Authorization header or its session (see :func:`who`)."""
     header = request.headers.get("Authorization", "")
     if header:
-        scheme, _, token = header.partition(" ")
+        scheme, _space, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            raise AuthError(401, "the Authorization header must be 'Bearer <token>'")
+            raise AuthError(401, _("the Authorization header must be 'Bearer <token>'"))
         return _from_token(token.strip())
     return _from_session() or _anonymous()
 
@@ -142,7 +144,7 @@ def require_checker() -> Who:
     person = who()
     if not person.signed_in and not current_app.config["MENACE"].open:
         raise AuthError(
-            401, "sign in first: send 'Authorization: Bearer <token>' (menace users add gives one)"
+            401, _("sign in first: send 'Authorization: Bearer <token>' (menace users add gives one)")
         )
     return person
 
@@ -151,9 +153,9 @@ def require_instructor() -> Who:
     """The person, if they teach the context."""
     person = who()
     if not person.signed_in:
-        raise AuthError(401, "sign in with an instructor token first")
+        raise AuthError(401, _("sign in with an instructor token first"))
     if not person.is_instructor:
-        raise AuthError(403, "only an instructor of this course may see this")
+        raise AuthError(403, _("only an instructor of this course may see this"))
     return person
 
 
@@ -173,7 +175,10 @@ def check_csrf_for_cookie() -> None:
         other = replaced(request.headers.get("X-Signed-In-As"), who())
         if other is not None:
             raise AuthError(409, other) from error
-        raise AuthError(403, f"missing or stale CSRF token (reload the page): {error}") from error
+        why = reworded(str(error), _, CSRF_REASONS)
+        raise AuthError(
+            403, _("missing or stale CSRF token (reload the page): %(why)s") % {"why": why}
+        ) from error
 
 
 def replaced(sent: str | None, person: Who | None) -> str | None:
@@ -187,13 +192,13 @@ def replaced(sent: str | None, person: Who | None) -> str | None:
     """
     if not sent or person is None or not person.signed_in or sent == str(person.user_id):
         return None
-    return (
-        f"this page was opened by someone else: this browser is now signed in as {person.name}, "
+    return _(
+        "this page was opened by someone else: this browser is now signed in as %(name)s, "
         "because a later sign-in (or an LMS launch) in this browser replaced the earlier one. "
-        f"Nothing was checked. To go on as {person.name}, reload the page; to check as the earlier "
+        "Nothing was checked. To go on as %(name)s, reload the page; to check as the earlier "
         "person, open the activity again from the LMS as them. One browser holds one person at a "
         "time: for two at once, use a second browser or a private window"
-    )
+    ) % {"name": person.name}
 
 
 def sign_in(user: User, context_id: int) -> None:

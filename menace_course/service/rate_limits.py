@@ -31,6 +31,7 @@ from typing import Any
 from flask import current_app, request
 from flask_limiter import Limiter
 
+from menace_course.service.languages import gettext as _
 from menace_course.service.refusal import Refusal
 
 #: Sign-in forms and links, per address (tokens are unguessable; this only keeps noise down).
@@ -99,7 +100,7 @@ def runs_code(view: Callable[..., Any]) -> Callable[..., Any]:
         except AuthError as error:
             if error.status == 401:
                 raise AuthError(
-                    401, "sign in to run programs here (with the token or link your instructor gave you)"
+                    401, _("sign in to run programs here (with the token or link your instructor gave you)")
                 ) from None
             raise
         return view(*args, **kwargs)

@@ -245,3 +245,38 @@ def test_no_english_sentence_is_left_in_a_refusal_of_a_malformed_request_in_chin
         headers={**csrf, "Accept-Language": "zh-TW"},
     )
     assert ran.get_json()["problem"] == "程式太長了（最多 50,000 個字元）。"
+
+
+def test_a_refusal_to_sign_in_is_in_the_requests_language(client: Any, service_app: Any) -> None:
+    """What a student is told when a token is wrong, missing or not theirs: worded in Chinese."""
+    from tests.student.test_languages import english_left
+    from tests.student.test_nothing_escapes_the_catalog import students_part_removed
+
+    _, mine = add_user(service_app)
+    _, theirs = add_user(service_app)
+    posted = client.post(
+        "/api/v1/checks",
+        json={"challenge": "after_game", "source": CORRECT.read_text()},
+        headers=bearer(mine),
+    )
+    check = {"challenge": "after_game", "source": "x"}
+    asked = {
+        "no token": ("POST", "/api/v1/checks", {}, 401, "unauthorized"),
+        "a token that is not valid": ("POST", "/api/v1/checks", bearer("mc_nope"), 401, "unauthorized"),
+        "not a bearer token": ("POST", "/api/v1/checks", {"Authorization": "Basic x"}, 401, "unauthorized"),
+        "someone else's check": ("GET", posted.get_json()["url"], bearer(theirs), 403, "forbidden"),
+    }
+    left, same = {}, []
+    for what, (method, path, headers, status, code) in asked.items():
+        said = {}
+        for language in ("zh-TW", "en"):
+            answer = client.open(
+                path, method=method, json=check, headers={**headers, "Accept-Language": language}
+            )
+            said[language] = _shape(answer, status, code)["message"]
+        found = english_left(students_part_removed(said["zh-TW"]))
+        if found:
+            left[what] = found
+        if said["zh-TW"] == said["en"]:
+            same.append(what)
+    assert left == {} and same == []
