@@ -11,8 +11,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +20,7 @@ from menace_course.service.lesson.words import WORDS
 from tests.lesson_page.live import LiveServer
 from tests.student.test_languages import english_left
 from tests.student.test_nothing_escapes_the_catalog import students_part_removed
-from tests.support import REPO
+from tests.support import js_words
 
 flask = pytest.importorskip("flask")
 
@@ -101,19 +99,7 @@ def test_no_english_sentence_is_left_in_the_pages_chrome_in_chinese(app: Any) ->
 
 def test_the_servers_words_are_the_widgets_own_keys_and_english_sentences() -> None:
     # words.js keeps the English table as its default (the unit tests, a page without the table).
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed (CI installs it)")
-    script = "import('./src/lesson/words.js').then((m) => process.stdout.write(JSON.stringify(m.WORDS)))"
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", script],
-        cwd=REPO / "frontend",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert json.loads(done.stdout) == WORDS
+    assert js_words("src/lesson/words.js") == WORDS
 
 
 @pytest.fixture(scope="module")

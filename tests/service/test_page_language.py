@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from typing import Any
-
-import pytest
 
 from menace_course.service.browser_words import WORDS
 from tests.service.support import BUGGY, add_user, bearer
-from tests.support import REPO
+from tests.support import js_words
 
 ZH = {"Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}
 
@@ -83,16 +79,4 @@ def test_the_browsers_check_client_speaks_the_pages_language(client: Any) -> Non
 def test_the_servers_words_are_the_clients_own_keys_and_english_sentences() -> None:
     # client.js keeps the English table as its default (the lesson page, the unit tests):
     # the two must not drift apart, or a page would send words the client never reads.
-    script = "import('./src/check/client.js').then((m) => process.stdout.write(JSON.stringify(m.WORDS)))"
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed (CI installs it)")
-    done = subprocess.run(
-        [node, "--input-type=module", "-e", script],
-        cwd=REPO / "frontend",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert json.loads(done.stdout) == WORDS
+    assert js_words("src/check/client.js") == WORDS

@@ -86,7 +86,8 @@ def test_no_credentials_is_a_401_in_the_shape_with_www_authenticate(client: Any)
     assert answer.headers["WWW-Authenticate"].startswith("Bearer")
 
 
-def test_someone_elses_check_is_a_403_in_the_shape(client: Any, service_app: Any) -> None:
+def _someone_elses_check(client: Any, service_app: Any) -> tuple[str, str]:
+    """The address of one student's check, and another student's token."""
     _, mine = add_user(service_app)
     _, theirs = add_user(service_app)
     posted = client.post(
@@ -94,7 +95,12 @@ def test_someone_elses_check_is_a_403_in_the_shape(client: Any, service_app: Any
         json={"challenge": "after_game", "source": CORRECT.read_text()},
         headers=bearer(mine),
     )
-    _shape(client.get(posted.get_json()["url"], headers=bearer(theirs)), 403, "forbidden")
+    return posted.get_json()["url"], theirs
+
+
+def test_someone_elses_check_is_a_403_in_the_shape(client: Any, service_app: Any) -> None:
+    url, theirs = _someone_elses_check(client, service_app)
+    _shape(client.get(url, headers=bearer(theirs)), 403, "forbidden")
 
 
 def test_a_read_too_soon_after_a_refused_wait_is_a_429_with_retry_after(
@@ -252,19 +258,13 @@ def test_a_refusal_to_sign_in_is_in_the_requests_language(client: Any, service_a
     from tests.student.test_languages import english_left
     from tests.student.test_nothing_escapes_the_catalog import students_part_removed
 
-    _, mine = add_user(service_app)
-    _, theirs = add_user(service_app)
-    posted = client.post(
-        "/api/v1/checks",
-        json={"challenge": "after_game", "source": CORRECT.read_text()},
-        headers=bearer(mine),
-    )
+    url, theirs = _someone_elses_check(client, service_app)
     check = {"challenge": "after_game", "source": "x"}
     asked = {
         "no token": ("POST", "/api/v1/checks", {}, 401, "unauthorized"),
         "a token that is not valid": ("POST", "/api/v1/checks", bearer("mc_nope"), 401, "unauthorized"),
         "not a bearer token": ("POST", "/api/v1/checks", {"Authorization": "Basic x"}, 401, "unauthorized"),
-        "someone else's check": ("GET", posted.get_json()["url"], bearer(theirs), 403, "forbidden"),
+        "someone else's check": ("GET", url, bearer(theirs), 403, "forbidden"),
     }
     left, same = {}, []
     for what, (method, path, headers, status, code) in asked.items():
