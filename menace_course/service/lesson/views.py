@@ -52,6 +52,7 @@ from menace_course.service.lesson.widget import (
 )
 from menace_course.service.lesson.words import lesson_words
 from menace_course.service.refusal import Refusal, json_answer
+from menace_course.wording import N_
 
 __all__ = ["CHALLENGES", "blueprint"]
 
@@ -63,12 +64,12 @@ blueprint.record_once(lambda setup: install(cast(Flask, setup.app)))
 
 #: The challenges the page holds, in its order.
 CHALLENGES = ("after_game", "count_boxes", "opening_box")
-#: What the four programs are called on the page.
+#: What the four programs are called on the page (message ids: the page words them in its language).
 STEP_TITLES = {
-    1: "Step 1: how many boxes?",
-    2: "Step 2: a box of beads",
-    3: "Step 3: play, and learn",
-    4: "Step 4: against a random player",
+    1: N_("Step 1: how many boxes?"),
+    2: N_("Step 2: a box of beads"),
+    3: N_("Step 3: play, and learn"),
+    4: N_("Step 4: against a random player"),
 }
 
 _cache = WidgetCache()
