@@ -2,8 +2,9 @@
 
 The widget's sentences come from the catalog (``service/lesson/words.py``), rendered into the
 page for ``frontend/src/lesson/words.js``, whose English ``WORDS`` must stay the same table;
-the page's chrome (controls, labels, headings the page adds) is in the template's ``_()``.
-The lesson's prose stays English, marked ``lang="en"`` (docs/translating.md).
+the page's chrome (controls, labels, headings the page adds) is in the template's ``_()``,
+and the lesson's prose in its ``{% trans %}`` blocks. The challenges' texts (the course's own
+words) stay English, marked ``lang="en"`` (docs/translating.md).
 """
 
 from __future__ import annotations
@@ -20,13 +21,18 @@ from menace_course.service.lesson.words import WORDS
 from tests.lesson_page.live import LiveServer
 from tests.student.test_languages import english_left
 from tests.student.test_nothing_escapes_the_catalog import students_part_removed
-from tests.support import js_words
+from tests.support import REPO, js_words
 
 flask = pytest.importorskip("flask")
 
 ZH = {"Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}
 #: Sentences that are the same in Chinese: names, punctuation.
 SAME_IN_CHINESE = {"chartMenace"}
+#: Names in the lesson's prose, the same in every language (MENACE's own name spelled out too).
+NAMES = ("Machine Educable Noughts And Crosses Engine", "Donald Michie", "Matthew Scroggs", "Lee Sedol")
+#: The English page's prose, one block (a heading, a paragraph, an item, a cell) a line, as it
+#: read before the prose became messages: the English page must keep reading exactly so.
+ENGLISH_PROSE = REPO / "tests" / "lesson_page" / "prose_en.txt"
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +70,7 @@ def test_the_widgets_words_are_in_the_pages_language(app: Any) -> None:
 
 
 def _chrome(page: str) -> str:
-    """The page's text outside what is marked English (the lesson's prose), scripts and code."""
+    """The page's text outside what is marked English (the challenges' texts), scripts and code."""
     page = page.split("<body>", 1)[1]  # <html lang="en"> is the whole English page
     page = re.sub(r"<(script|pre|code|textarea)\b.*?</\1>", " ", page, flags=re.S)
     marked = re.compile(r'<(\w+)\b[^>]*\blang="en"[^>]*>')
@@ -82,9 +88,55 @@ def _chrome(page: str) -> str:
     return html.unescape(f"{text} {attributes}")
 
 
+def _without_names(text: str) -> str:
+    for name in NAMES:
+        text = text.replace(name, " ")
+    return text
+
+
+def _prose(page: str) -> list[str]:
+    """The lesson's prose, one block a line: the hero's kicker and lede, the prose sections, the
+    Step programs' titles and texts (not their forms), the challenges' introduction, the footer."""
+    blocks = re.finditer(
+        r'<(section|article|footer|div|p)\b[^>]*\bclass="(?:prose|program|kicker|lede|wrap foot)"[^>]*>'
+        r"(.*?)</\1>",
+        page.split("<body>", 1)[1],
+        flags=re.S,
+    )
+    text = " ".join(" </p> ".join(block.group(2) for block in blocks).split())
+    text = re.sub(r"<(form|button)\b.*?</\1>", " ", text)
+    text = re.sub(r"</(?:p|li|h\d|dt|dd|caption|th|td)>", "\n", text)
+    lines = (" ".join(html.unescape(re.sub(r"<[^>]+>", "", line)).split()) for line in text.splitlines())
+    return [line for line in lines if line]
+
+
+def test_the_english_pages_prose_reads_as_it_did(app: Any) -> None:
+    page = app.test_client().get("/lesson?seed=1").get_data(as_text=True)
+    assert _prose(page) == ENGLISH_PROSE.read_text(encoding="utf-8").splitlines()
+
+
+def test_the_lessons_prose_is_in_chinese_with_its_numbers(app: Any) -> None:
+    client = app.test_client()
+    english = _prose(client.get("/lesson?seed=1").get_data(as_text=True))
+    page = client.get("/lesson?seed=1", headers=ZH).get_data(as_text=True)
+    chinese = _prose(page)
+    assert len(chinese) == len(english) > 80  # every block there, each in its place
+    prose = "\n".join(chinese)
+    assert english_left(students_part_removed(_without_names(prose))) == []
+    assert len(english_left(students_part_removed(_without_names("\n".join(english))))) > 100
+    assert "MENACE 需要 304 個盒子" in prose and "第 3 步：下棋，然後學習" in prose
+    # The numbers are facts of the lesson: each of them is in the Chinese prose as often as in the English.
+    number = re.compile(r"\d+(?:,\d{3})*")
+    for english_line, chinese_line in zip(english, chinese, strict=True):
+        assert sorted(number.findall(english_line)) == sorted(number.findall(chinese_line)), english_line
+    # Only what stays English is marked so: the challenges' own texts, not the prose.
+    prose_tags = re.findall(r'class="(?:prose|program|kicker|lede|wrap foot)".*?>', page)
+    assert len(prose_tags) > 10 and ' lang="en"' not in "".join(prose_tags)
+
+
 def test_no_english_sentence_is_left_in_the_pages_chrome_in_chinese(app: Any) -> None:
     page = app.test_client().get("/lesson?seed=1", headers=ZH).get_data(as_text=True)
-    left = english_left(students_part_removed(_chrome(page)))
+    left = english_left(students_part_removed(_without_names(_chrome(page))))
     assert left == []
     # ...and the check has teeth: the English page's chrome is full of English.
     assert (
