@@ -10,7 +10,7 @@ JSON schema of ``menace check --format json`` (see ``docs/json-schema.md``).
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
 SCHEMA_VERSION = 1
@@ -289,11 +289,10 @@ class SubmissionReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (the documented schema)."""
-        data = asdict(self)
+        data: dict[str, Any] = _plain(self)
         del data["grader_log"]
         data["passed"] = self.passed
-        plain: dict[str, Any] = _plain(data)
-        return plain
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SubmissionReport:
@@ -316,13 +315,25 @@ class SubmissionReport:
 
 
 def _plain(value: Any) -> Any:
+    """``value`` as JSON-ready data: a dataclass as a dict of its fields, an enum as its value,
+    a tuple as a list, all the way down (what ``dataclasses.asdict`` and a walk for the enums
+    gave, in one walk and without asdict's deep copies: a report is read on every check)."""
     if isinstance(value, enum.Enum):
         return value.value
+    names = _FIELD_NAMES.get(type(value))
+    if names is None and is_dataclass(value) and not isinstance(value, type):
+        names = _FIELD_NAMES[type(value)] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+#: The field names of each dataclass :func:`_plain` has met, in order.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _detail_from_dict(data: dict[str, Any] | None) -> Detail | None:
