@@ -42,10 +42,10 @@ from menace_course.atomic import write_atomic
 from menace_course.cache import seal, trusted_folder, unseal
 from menace_course.limits import Limits
 from menace_course.models import CallStatus, SandboxKind
-from menace_course.sandbox import wire
+from menace_course.sandbox import wire, zygote
 from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
 from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
-from menace_course.sandbox.launch import HARNESS_DIR, UidLease, plan_launch
+from menace_course.sandbox.launch import BWRAP_CONFINEMENT, HARNESS_DIR, UidLease, plan_launch
 from menace_course.sandbox.outcomes import (
     CallOutcome,
     Confinement,
@@ -170,7 +170,8 @@ class Child:
         self.starts = 0
         self._crashes: dict[str, int] = {}
         self._broken = False  #: a restarted child did not load: no more calls
-        self._process: subprocess.Popen[bytes] | None = None
+        #: the sandbox: bubblewrap (or a plain process) started for it, or a zygote's box
+        self._process: subprocess.Popen[bytes] | zygote.Box | None = None
         self._channel: Channel | None = None
         self._delay: RunDelay | None = None
         self._workdir: Path | None = None
@@ -299,6 +300,10 @@ class Child:
                     ) from None
 
     def _run_delay(self) -> RunDelay | None:
+        if self._delay is None and isinstance(self._process, zygote.Box):
+            if self._box_started() and self._process.pid:
+                self._delay = RunDelay(self._process.pid)  # the harness itself: nothing wraps it
+            return self._delay
         if self._delay is None and self._process is not None and self._process.poll() is None:
             pid = leaf_pid(self._process.pid)
             # Under bwrap, or unshare's pid namespace, the harness is a process further down.
@@ -308,6 +313,19 @@ class Child:
         return self._delay
 
     # -- life cycle ---------------------------------------------------------------------
+
+    def _box_started(self) -> bool:
+        """Wait for the zygote to have made this child's box (False: it could not, see its complaint).
+
+        Raises:
+            SandboxFailure: the zygote made no box at all (it is stopped; the next start is from scratch).
+        """
+        assert isinstance(self._process, zygote.Box)
+        try:
+            return self._process.started()
+        except zygote.BoxGone as gone:
+            zygote.forget_broken()
+            raise SandboxFailure(str(gone)) from None
 
     def spawn(self) -> Child:
         """Start the child now, without waiting for it: it loads while the grader gets ready."""
@@ -335,21 +353,58 @@ class Child:
         self.starts += 1
         if self.deadline is None:
             self.deadline = time.monotonic() + self.limits.wall_limit
-        if self._workdir is None:
+        maker = zygote.shared() if self.kind == "bwrap" else None
+        self._prepare_workdir(maker)
+        assert self._workdir is not None
+        self._close_errors()
+        # The sandbox's own complaints (bwrap, the box's setup, or Python failing to start)
+        # land here; the harness points fd 2 at /dev/null before any student code runs.
+        self._errors = tempfile.TemporaryFile()
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        self._channel = Channel(request_write, reply_read, self.limits.reply_bytes)
+        try:
+            if maker is not None:
+                self._process = maker.spawn(
+                    self._workdir, self.limits, (request_read, reply_write), self._errors.fileno()
+                )
+                self._launched_with, self._launch_missing = BWRAP_CONFINEMENT, ()
+            else:
+                self._popen(request_read, reply_write)
+        except zygote.BoxGone:
+            zygote.forget_broken()
+            self._prepare_workdir(None)
+            self._popen(request_read, reply_write)
+        finally:
+            os.close(request_read)
+            os.close(reply_write)
+        # The first message says which nonce the ready message must carry. The harness
+        # reads it before any student code runs; the pipe is empty, so this cannot block.
+        self._load_nonce = secrets.token_hex(16)
+        self._pending_hello = self._hello()
+
+    def _prepare_workdir(self, maker: zygote.Zygote | None) -> None:
+        """The submission's folder: in the zygote's, for a box; else with its own harness copy."""
+        if maker is not None:
+            if self._workdir is not None and self._workdir.parent == maker.root:
+                return
+            self._remove_workdir()
+            self._workdir = maker.new_box_folder()
+        elif self._workdir is not None and (self._workdir / "harness.pyc").exists():
+            return
+        else:
+            self._remove_workdir()
             self._workdir = Path(tempfile.mkdtemp(prefix="menace-"))
             for name in ("harness.pyc", "wire.pyc"):
                 shutil.copyfile(compiled_harness() / name, self._workdir / name)
                 (self._workdir / name).chmod(0o644)
             self._workdir.chmod(0o755)
-            if not self._awaiting_source:
-                self._write_submission(self._workdir)
-        self._close_errors()
-        # The sandbox's own complaints (bwrap, or Python failing to start) land here; the
-        # harness points fd 2 at /dev/null before any student code runs.
-        self._errors = tempfile.TemporaryFile()
-        request_read, request_write = os.pipe()
-        reply_read, reply_write = os.pipe()
-        self._channel = Channel(request_write, reply_read, self.limits.reply_bytes)
+        if not self._awaiting_source:
+            self._write_submission(self._workdir)
+
+    def _popen(self, request_read: int, reply_write: int) -> None:
+        """Start the sandbox from scratch: bubblewrap (or a plain process), then Python."""
+        assert self._workdir is not None and self._errors is not None
         plan = plan_launch(self.kind, self._workdir, self.limits, (request_read, reply_write))
         self._launched_with, self._launch_missing, self._lease = plan.confinement, plan.missing, plan.lease
         try:
@@ -367,12 +422,8 @@ class Child:
             self._release_uid()
             raise
         finally:
-            for fd in (request_read, reply_write, *plan.close_after_start):
+            for fd in plan.close_after_start:
                 os.close(fd)
-        # The first message says which nonce the ready message must carry. The harness
-        # reads it before any student code runs; the pipe is empty, so this cannot block.
-        self._load_nonce = secrets.token_hex(16)
-        self._pending_hello = self._hello()
 
     def _write_submission(self, workdir: Path) -> None:
         """Put the submission where the harness reads it (``/box`` shows the folder as it is now)."""
@@ -457,6 +508,9 @@ class Child:
         """Kill the child and everything it started; remove the scratch folder."""
         self._kill()
         self._close_errors()
+        self._remove_workdir()
+
+    def _remove_workdir(self) -> None:
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
@@ -469,11 +523,14 @@ class Child:
                 code = self._process.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 pass
-        if self._process is not None:
+        if isinstance(self._process, zygote.Box):
+            self._process.kill()
+        elif self._process is not None:
             try:
                 os.killpg(self._process.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        if self._process is not None:
             try:
                 code = self._process.wait(timeout=5)
             except subprocess.TimeoutExpired:

@@ -316,6 +316,241 @@ def install_seccomp(program: bytes, applied: list[str], missing: list[str]) -> N
         missing.append("seccomp")
 
 
+# -- the zygote: a started interpreter that forks one fresh sandbox per submission ------
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 8, 32, 4096, 16384
+MS_PRIVATE = 1 << 18
+#: The folder the grader binds its boxes under, one sub-folder a submission.
+ZYGOTE_ROOT = "/zygote"
+#: What a box's name may be made of (the grader makes them: ``secrets.token_hex``).
+BOX_NAME_CHARACTERS = frozenset("0123456789abcdef")
+
+
+def zygote(socket_fd: int) -> None:
+    """Fork a fresh sandbox for each request on ``socket_fd``, until the grader closes it.
+
+    Python starts once, here; each submission then costs a ``fork`` and a few
+    namespaces instead of a new interpreter (issue 26). A request is one datagram,
+    ``{"box", "settings", "tmp_bytes"}`` packed, carrying four fds: a control socket, the
+    child's request and reply pipes, and the file for the sandbox's own complaints.
+    :func:`start_box` does the rest in a process of its own, so the zygote itself never
+    changes: every sandbox is forked from the same interpreter, which has run no student
+    code and never holds a test, an answer or another submission.
+    """
+    codec = load_codec()
+    baseline = set(sys.modules)
+    import _socket
+    import array  # noqa: F401  (for receive_with_fds: imported before the baseline is taken)
+
+    ctypes, c = libc()  # loaded once here, not once a submission
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    server = _socket.socket(fileno=socket_fd)
+    # What the zygote imported for itself leaves a box's sys.modules before student code
+    # runs; ctypes and its helpers stay until confine() has used them (it drops them then).
+    zygote_modules = (
+        set(sys.modules) - baseline - {"ctypes", "_ctypes", "struct", "_struct", "ctypes._endian"}
+    )
+    while True:
+        reap_exited()
+        try:
+            message, fds = receive_with_fds(server, 4)
+        except OSError:
+            return
+        if not message:
+            return  # the grader is gone
+        if len(fds) != 4:
+            for fd in fds:
+                os.close(fd)
+            continue
+        if os.fork() == 0:
+            code = 0
+            try:
+                server.close()
+                for name in zygote_modules:
+                    sys.modules.pop(name, None)
+                start_box(codec, ctypes, c, message, fds)
+            except SystemExit as ended:
+                code = exit_status(ended)
+            except BaseException as error:  # the box could not be made: the grader is told
+                os.write(2, f"the sandbox could not be set up: {type(error).__name__}: {error}\n".encode())
+                code = 70
+            os._exit(code)
+        for fd in fds:
+            os.close(fd)
+
+
+def receive_with_fds(sock: Any, most: int) -> tuple[bytes, list[int]]:
+    """One datagram and the fds it carries (at most ``most``; more are closed by the kernel)."""
+    import array
+
+    size = array.array("i").itemsize
+    message, ancillary, _flags, _address = sock.recvmsg(65536, sock_cmsg_space(most * size))
+    fds = array.array("i")
+    for level, kind, data in ancillary:
+        if level == SOL_SOCKET and kind == SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - len(data) % size])
+    return message, list(fds)
+
+
+def send_with_fds(sock: Any, message: bytes, fds: list[int]) -> None:
+    """Send ``message`` with ``fds`` (``SCM_RIGHTS``) on a connected socket."""
+    import array
+
+    sock.sendmsg([message], [(SOL_SOCKET, SCM_RIGHTS, array.array("i", fds))])
+
+
+def sock_cmsg_space(length: int) -> int:
+    import _socket
+
+    return int(_socket.CMSG_SPACE(length))
+
+
+SOL_SOCKET, SCM_RIGHTS = 1, 1
+
+
+def reap_exited() -> None:
+    """Collect the zygote's children that have ended (each ends once its sandbox has started)."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def exit_status(ended: SystemExit) -> int:
+    """The exit status Python gives a ``SystemExit`` that nothing caught."""
+    if ended.code is None:
+        return 0
+    if type(ended.code) is int:
+        return ended.code & 0xFF
+    return 1
+
+
+def start_box(codec: dict[str, Any], ctypes: Any, c: Any, message: bytes, fds: list[int]) -> None:
+    """Make one submission's sandbox, then run it (in a process forked from the zygote).
+
+    This process unshares mount, pid, IPC, network and UTS namespaces, gives the box a
+    private ``/tmp`` of its own size, shows the submission's folder (and nothing else of
+    the grader's) read-only at ``/box``, and forks the new pid namespace's first process
+    (:func:`keep_box`), then ends. Every process of the box dies with that one.
+    """
+    control, requests, replies, errors = fds
+    os.dup2(errors, 2)
+    os.close(errors)
+    request = codec["unpack"](message)
+    box = str(request["box"])
+    if not box or not set(box) <= BOX_NAME_CHARACTERS:
+        raise ValueError("a box's name is hexadecimal")
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
+
+    check(c.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS), "unshare")
+    check(c.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+    options = f"size={int(request['tmp_bytes'])},mode=1777".encode()
+    check(c.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, options), "mount /tmp")
+    folder = f"{ZYGOTE_ROOT}/{box}".encode()
+    check(c.mount(folder, b"/box", None, MS_BIND, None), "bind /box")
+    flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
+    check(c.mount(None, b"/box", None, flags, None), "remount /box read-only")
+    # The other boxes' folders go out of sight under an empty, read-only tmpfs (umount
+    # cannot: as an ordinary user, bubblewrap's mounts are locked in a box's namespace).
+    hidden = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
+    check(
+        c.mount(b"tmpfs", ZYGOTE_ROOT.encode(), b"tmpfs", hidden, b"size=4k,mode=0555"), f"hide {ZYGOTE_ROOT}"
+    )
+    os.chdir("/box")
+    if os.fork() == 0:
+        keep_box(codec, ctypes, c, control, requests, replies, str(request["settings"]))
+
+
+def keep_box(
+    codec: dict[str, Any], ctypes: Any, c: Any, control: int, requests: int, replies: int, settings: str
+) -> None:
+    """Be the box's first process: start the harness below it, tell the grader, wait.
+
+    The first process of a pid namespace ignores every signal it has no handler for, and
+    its death ends the namespace: so the harness runs below it, where signals and crashes
+    behave as they would in a process of its own (as under bubblewrap's own init). This
+    process gives the grader a pidfd for itself (killing it kills the whole box) and one
+    for the harness (whose host pid the starvation clock reads), gives up every
+    capability, and reports how the harness ended: the grader is not its parent.
+    """
+    harness = os.fork()
+    if harness == 0:
+        os.close(control)
+        code = 0
+        try:
+            run("/box/submission.py", requests, replies, settings, codec)
+            finish_interpreter()
+        except SystemExit as ended:
+            code = exit_status(ended)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    import _socket  # only now: the harness above was forked without it
+
+    os.close(requests)
+    os.close(replies)
+    messenger = _socket.socket(fileno=control)
+    pidfds = [os.pidfd_open(os.getpid()), os.pidfd_open(harness)]
+    send_with_fds(messenger, b"started", pidfds)
+    for fd in pidfds:
+        os.close(fd)
+    check_dropped(ctypes, c)
+    while True:
+        try:
+            _pid, status = os.waitpid(harness, 0)
+            break
+        except InterruptedError:
+            continue
+    messenger.send(status.to_bytes(4, "little"))
+    os._exit(0)
+
+
+def finish_interpreter() -> None:
+    """What Python does at a normal exit that ``os._exit`` would skip: threads, then atexit."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading._shutdown()
+    import atexit
+
+    atexit._run_exitfuncs()
+
+
+def check_dropped(ctypes: Any, c: Any) -> None:
+    """Give up every capability, and let no process of the same user trace or read this one."""
+    if c.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0
+        raise OSError(ctypes.get_errno(), "not dumpable")
+    drop_capabilities()
+
+
+def drop_capabilities() -> None:
+    """Give up every capability (effective, permitted, inheritable and ambient), and check.
+
+    In the zygote's sandbox the processes hold ``CAP_SYS_ADMIN`` (to make each box's
+    namespaces); nothing of a box may keep it.
+    """
+    ctypes, c = libc()
+    if c.prctl(47, 4, 0, 0, 0) != 0:  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+        raise OSError(ctypes.get_errno(), "clear ambient capabilities")
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()
+    if c.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+    if c.capget(header, data) != 0 or any(data):
+        raise OSError("a capability is still held after capset")
+
+
 # -- the detector: an audit hook that records what only tampering does -------------------
 
 
@@ -664,17 +899,29 @@ def make_server(
 
 
 def main() -> None:
+    if sys.argv[1] == "--zygote":
+        zygote(int(sys.argv[2]))
+        return
     path, request_fd, reply_fd, packed_settings = sys.argv[1:5]
-    requests, replies = isolate_fds(int(request_fd), int(reply_fd))
+    run(path, int(request_fd), int(reply_fd), packed_settings, load_codec())
+
+
+def load_codec() -> dict[str, Any]:
+    """The codec, compiled by the grader, in a namespace of its own (never imported)."""
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [entry for entry in sys.path if entry != here]  # no `import harness`
-    # The codec, compiled by the grader, runs from a namespace of its own, never imported.
     import marshal
 
     with open(os.path.join(here, "wire.pyc"), "rb") as file:
         wire_code = marshal.loads(file.read()[16:])
     codec: dict[str, Any] = {"__builtins__": __builtins__, "__name__": "menace_child_codec"}
     exec(wire_code, codec)
+    return codec
+
+
+def run(path: str, request_fd: int, reply_fd: int, packed_settings: str, codec: dict[str, Any]) -> None:
+    """Serve one submission: read the first message, confine, load, answer until end of file."""
+    requests, replies = isolate_fds(request_fd, reply_fd)
     buffer = [b""]
     hello = read_line(requests, buffer)
     first = codec["unpack"](hello) if hello is not None else {}
@@ -687,7 +934,7 @@ def main() -> None:
         message = {"nonce": ready_nonce, "setup_error": f"{type(error).__name__}: {error}"[:500]}
         replies.write(codec["dumps"](message))
         return
-    del codec, wire_code
+    del codec
     serve(ready_nonce, confinement)
 
 
@@ -718,6 +965,9 @@ def confine(
     uid = settings.get("drop_to_uid")
     if uid is not None:
         drop_privileges(int(uid), bool(settings.get("keep_python")))
+    if settings.get("drop_capabilities"):
+        drop_capabilities()  # a zygote's box: raises (a grader error) if one is kept
+        applied.append("no capabilities")
     set_limits(settings.get("limits", {}), applied, missing)
     program = settings.get("seccomp")
     if program:

@@ -336,6 +336,34 @@ def _parents_needing_dirs(path: Path) -> list[Path]:
     return [p for p in reversed(path.parents) if str(p) != "/"]
 
 
+def python_command(script: str) -> list[str]:
+    """The child's interpreter running ``script``: isolated, no site, no bytecode written."""
+    return [str(child_python()), "-I", "-S", "-B", script]
+
+
+def _child_settings(limits: Limits) -> dict[str, object]:
+    """What every harness is told on its command line: its limits, and whom to become."""
+    return {
+        "limits": limits.rlimits(),
+        "print_limit": limits.print_chars,
+        # As root, student code never runs as root: the harness drops to nobody first.
+        "drop_to_uid": NOBODY if os.geteuid() == 0 else None,
+    }
+
+
+def box_settings(limits: Limits) -> str:
+    """The settings of a harness in a zygote's box (:mod:`~menace_course.sandbox.zygote`).
+
+    As under bubblewrap, plus what bubblewrap would have done for it: the box's processes
+    hold ``CAP_SYS_ADMIN`` (the zygote's) until the harness gives up every capability,
+    and the harness installs the seccomp filter itself.
+    """
+    settings = _child_settings(limits)
+    settings["drop_capabilities"] = True
+    settings["seccomp"] = seccomp.program().hex() if seccomp.supported() else None
+    return wire.pack(settings).decode().strip()
+
+
 def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int, int]) -> LaunchPlan:
     """Build the command that runs the harness on ``workdir/submission.py``.
 
@@ -343,13 +371,7 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
     child's request and reply pipes are ``fds`` (kept open across ``exec``).
     """
     as_root = os.geteuid() == 0
-    settings: dict[str, object] = {
-        "limits": limits.rlimits(),
-        "print_limit": limits.print_chars,
-        # As root, student code never runs as root: the harness drops to nobody first.
-        "drop_to_uid": NOBODY if as_root else None,
-    }
-    python = str(child_python())
+    settings = _child_settings(limits)
     if kind == "process":
         refusal = process_refusal()
         if refusal:
@@ -374,7 +396,7 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
         settings["own_scratch"] = limits.tmp_bytes if as_root else None
         settings["keep_python"] = as_root and not _world_readable_python()
         settings["seccomp"] = seccomp.program().hex() if seccomp.supported() else None
-        argv = [*prefix, python, "-I", "-S", "-B", str(workdir / "harness.pyc")]
+        argv = [*prefix, *python_command(str(workdir / "harness.pyc"))]
         argv += [str(workdir / "submission.py")]
         argv += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
         env = {
@@ -385,25 +407,22 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
         }
         plan = LaunchPlan(argv, env, "process", workdir, fds, confinement=applied, missing=missing)
         return replace(plan, lease=lease)
-    command = [python, "-I", "-S", "-B", "/box/harness.pyc", "/box/submission.py"]
+    command = [*python_command("/box/harness.pyc"), "/box/submission.py"]
     command += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]
     return bwrap_plan(workdir, limits, command, fds)
 
 
-def bwrap_plan(
-    workdir: Path,
-    limits: Limits,
-    command: list[str],
-    fds: tuple[int, ...] = (),
-    *,
-    with_filter: bool = True,
-) -> LaunchPlan:
-    """Run ``command`` under bubblewrap with ``workdir`` as ``/box`` (read-only).
+#: What bubblewrap itself confines a sandbox with (the harness adds its own part).
+BWRAP_CONFINEMENT = ("namespaces", "read-only filesystem", "no network", "ipc namespace")
 
-    The child sees ``/usr``, the interpreter's prefix (its site-packages hidden), ``/box``,
-    a minimal ``/dev`` and a small private ``/tmp``; nothing else of the host. It runs under
-    the :mod:`~menace_course.sandbox.seccomp` filter (``with_filter=False`` is for tests
-    that show what the filter stops).
+
+def bwrap_base(tmp_bytes: int, *, zygote: bool = False) -> tuple[list[str], dict[str, str]]:
+    """bubblewrap's command up to the sandbox's own folder, and bubblewrap's environment.
+
+    The child sees ``/usr``, the interpreter's prefix (its site-packages hidden), a minimal
+    read-only ``/dev`` and a small private ``/tmp``; nothing else of the host yet. A
+    ``zygote`` keeps ``CAP_SYS_ADMIN``, to make each box's namespaces and mounts
+    (:mod:`~menace_course.sandbox.zygote`); every box gives it up before student code runs.
     """
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -415,6 +434,8 @@ def bwrap_plan(
         argv += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
         argv += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    if zygote:
+        argv += ["--cap-add", "CAP_SYS_ADMIN"]
     # Each sandbox has its own pid, network, IPC (SysV and POSIX queues), uts and cgroup view.
     argv += [
         "--unshare-pid",
@@ -432,7 +453,7 @@ def bwrap_plan(
     # owns it: files in /dev or /dev/shm would hold memory no limit counts. Devices still work.
     argv += ["--remount-ro", "/dev"]
     # /tmp first: a tmpfs mounted later would hide binds below it (e.g. a venv in /tmp).
-    argv += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
+    argv += ["--size", str(tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
     for root in _interpreter_roots():
         for parent in _parents_needing_dirs(root):
             argv += ["--perms", "0755", "--dir", str(parent)]
@@ -442,16 +463,32 @@ def bwrap_plan(
         # Only what the child can see needs hiding (a tmpfs elsewhere would make its path).
         if any(hidden.resolve().is_relative_to(root) for root in visible):
             argv += ["--tmpfs", str(hidden.resolve())]
+    # bwrap itself gets a minimal environment: its own /proc entry is invisible (no --proc),
+    # but nothing of the grader's environment should be there to find in any case.
+    return argv, {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def bwrap_plan(
+    workdir: Path,
+    limits: Limits,
+    command: list[str],
+    fds: tuple[int, ...] = (),
+    *,
+    with_filter: bool = True,
+) -> LaunchPlan:
+    """Run ``command`` under bubblewrap with ``workdir`` as ``/box`` (read-only).
+
+    The sandbox of :func:`bwrap_base`, with ``/box`` and nothing else added. It runs under
+    the :mod:`~menace_course.sandbox.seccomp` filter (``with_filter=False`` is for tests
+    that show what the filter stops).
+    """
+    argv, env = bwrap_base(limits.tmp_bytes)
     argv += ["--ro-bind", str(workdir), "/box", "--chdir", "/box", "--remount-ro", "/"]
     filter_fd = _seccomp_pipe() if with_filter else None
     if filter_fd is not None:
         argv += ["--seccomp", str(filter_fd)]
-    # bwrap itself gets a minimal environment: its own /proc entry is invisible (no --proc),
-    # but nothing of the grader's environment should be there to find in any case.
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
     extra = () if filter_fd is None else (filter_fd,)
-    confinement: tuple[str, ...] = ("namespaces", "read-only filesystem", "no network", "ipc namespace")
-    confinement += ("seccomp",) if filter_fd is not None else ()
+    confinement = BWRAP_CONFINEMENT + (("seccomp",) if filter_fd is not None else ())
     return LaunchPlan([*argv, *command], env, "bwrap", workdir, (*fds, *extra), extra, confinement)
 
 

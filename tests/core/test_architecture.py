@@ -415,7 +415,7 @@ def test_no_route_of_the_service_answers_an_error_of_its_own_making():
 
 #: Who may start a process of its own: the pool (grader processes), the sandbox (the child)
 #: and the warm checker's client (the warm checker).
-PROCESS_STARTERS = {"pool.py", "sandbox/launch.py", "sandbox/child.py", "warm/client.py"}
+PROCESS_STARTERS = {"pool.py", "sandbox/launch.py", "sandbox/child.py", "sandbox/zygote.py", "warm/client.py"}
 
 
 def test_only_the_pool_starts_grader_processes():
