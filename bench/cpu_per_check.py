@@ -8,6 +8,11 @@ this process, so ``RUSAGE_CHILDREN`` alone misses it). Without a cgroup it falls
 ``getrusage`` and says so: then the sandbox's Python is not counted.
 
     python3 bench/cpu_per_check.py [--checks 20] [--sandbox bwrap] [--challenge SLUG ...]
+    python3 bench/cpu_per_check.py --zygote-side-by-side [--rounds 3] ...
+
+``--zygote-side-by-side`` measures each challenge with sandboxes started from scratch
+(``MENACE_ZYGOTE=off``) and forked from the zygote, taking turns, ``--rounds`` times each,
+and prints the medians and their ratio.
 
 Printed per challenge: calls per check (calls answered by the sandbox), round trips per
 check (requests that crossed its pipe: fewer than calls where a repeat went with its call), wall
@@ -56,14 +61,15 @@ def _remove(group: Path) -> None:
             time.sleep(0.05)
 
 
-def measure(slug: str, checks: int, sandbox: str) -> dict[str, float]:
+def measure(slug: str, checks: int, sandbox: str, zygote: str = "off") -> dict[str, float]:
     """Run :func:`worker` for ``slug`` in its own process (in a cgroup where possible)."""
     group = _cgroup(slug)
+    env = {**os.environ, "MENACE_ZYGOTE": zygote}
     argv = [sys.executable, __file__, "--worker", slug, str(checks), sandbox, str(group or "")]
     if group is not None:  # join the group before exec, so that every descendant is counted
         argv = ["sh", "-c", f'echo $$ > {group / "cgroup.procs"} && exec "$@"', "sh", *argv]
     try:
-        done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, check=False)
+        done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, check=False)
     finally:
         if group is not None:
             _remove(group)
@@ -81,8 +87,10 @@ def worker(slug: str, checks: int, sandbox: str, group: str) -> None:
     from menace_course.checking.pipeline import check_submission
     from menace_course.checking.suite import load_suite
     from menace_course.course import find_course
+    from menace_course.sandbox import zygote
     from menace_course.sandbox.child import Child
 
+    zygote.enable()  # as the service's graders do (MENACE_ZYGOTE=on then uses it)
     suite = load_suite(find_course(REPO), slug)
     answer = REPO / "reference" / f"{slug}.py"
     check_submission(answer, suite, sandbox)  # type: ignore[arg-type]  # examples and caches made
@@ -177,6 +185,28 @@ def report(checks: int, sandbox: str, slugs: list[str]) -> dict[str, dict[str, f
     return results
 
 
+def side_by_side(checks: int, sandbox: str, slugs: list[str], rounds: int) -> None:
+    """Each challenge from scratch and from the zygote, taking turns; medians and ratios."""
+
+    def median(values: list[float]) -> float:
+        return sorted(values)[len(values) // 2]
+
+    print(f"CPU per check (ms, all processes), {checks} checks a run, {rounds} runs each way, taking turns:")
+    heads = f"{'from scratch':>13} {'zygote':>8} {'ratio':>6} {'wall scratch':>13} {'wall zygote':>12}"
+    print(f"  {'challenge':<12} {heads}")
+    for slug in slugs:
+        runs: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+        for _ in range(rounds):
+            for mode in ("off", "on"):
+                runs[mode].append(measure(slug, checks, sandbox, mode))
+        cpu = {mode: median([r["total_ms"] for r in found]) for mode, found in runs.items()}
+        wall = {mode: median([r["wall_ms"] for r in found]) for mode, found in runs.items()}
+        print(
+            f"  {slug:<12} {cpu['off']:13.1f} {cpu['on']:8.1f} {cpu['on'] / cpu['off']:6.2f}"
+            f" {wall['off']:13.1f} {wall['on']:12.1f}"
+        )
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--worker"]:
         slug, checks, sandbox, group = sys.argv[2:6]
@@ -186,7 +216,12 @@ def main() -> None:
     parser.add_argument("--checks", type=int, default=20)
     parser.add_argument("--sandbox", default="bwrap")
     parser.add_argument("--challenge", action="append", default=None)
+    parser.add_argument("--zygote-side-by-side", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if args.zygote_side_by_side:
+        side_by_side(args.checks, args.sandbox, args.challenge or challenges(), args.rounds)
+        return
     report(args.checks, args.sandbox, args.challenge or challenges())
 
 

@@ -55,7 +55,7 @@ from menace_course.models import (
     TestKind,
     TestResult,
 )
-from menace_course.sandbox import spare
+from menace_course.sandbox import spare, zygote
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import SandboxFailure
 from menace_course.sandbox.scan import findings
@@ -208,6 +208,7 @@ def _keep_spares() -> None:
 
     if pool.between_tasks(spare.refill):
         spare.enable()
+        zygote.enable()  # file after file: sandboxes may be forked from one started Python (MENACE_ZYGOTE=on)
 
 
 @contextmanager

@@ -498,21 +498,31 @@ def keep_box(
             code = 1
         os._exit(code)
     import _socket  # only now: the harness above was forked without it
+    import select
 
     os.close(requests)
     os.close(replies)
     messenger = _socket.socket(fileno=control)
     pidfds = [os.pidfd_open(os.getpid()), os.pidfd_open(harness)]
     send_with_fds(messenger, b"started", pidfds)
-    for fd in pidfds:
-        os.close(fd)
     check_dropped(ctypes, c)
+    # Wait for the harness to end, or for the grader to go: a grader that closed its end
+    # (or died, and the kernel closed it) wants no more of this box, so it ends here, and
+    # every process of the box with it (the grader is not the box's parent: nothing else
+    # would stop a box whose grader was killed).
+    watch = select.poll()
+    watch.register(pidfds[1], select.POLLIN)
+    watch.register(control, select.POLLIN)
     while True:
         try:
-            _pid, status = os.waitpid(harness, 0)
-            break
+            ready = {fd for fd, _event in watch.poll()}
         except InterruptedError:
             continue
+        if pidfds[1] in ready:
+            break
+        if control in ready:
+            os._exit(0)
+    _pid, status = os.waitpid(harness, 0)
     messenger.send(status.to_bytes(4, "little"))
     os._exit(0)
 

@@ -34,9 +34,11 @@ What holds, as with a sandbox started from scratch:
 
 The grader talks to the zygote over a ``SOCK_SEQPACKET`` socket: one datagram a box, with
 the box's control socket, its two pipes and the complaints file attached (``SCM_RIGHTS``).
-A datagram is delivered whole, so copies of a grader made by ``fork`` (the warm checker's)
-may share one zygote. Set ``MENACE_ZYGOTE=off`` to start every sandbox from scratch (the
-bench does, to compare).
+A datagram is delivered whole, so copies of a grader made by ``fork`` may share one
+zygote. A box whose grader goes (closes the box, or dies) ends: its init watches the
+control socket. Only grader processes that check file after file may use a zygote
+(:func:`enable`, called where they keep spares), and only with ``MENACE_ZYGOTE=on``: it is
+off by default until the bench shows a check costing less through it (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from menace_course.sandbox import wire
 from menace_course.sandbox.launch import box_settings, bwrap_base, python_command
 from menace_course.sandbox.outcomes import SandboxFailure
 
-#: The environment variable that turns the zygote off (``off``, ``0`` or ``no``).
+#: The environment variable that turns the zygote on (``on``) in grader processes.
 SWITCH = "MENACE_ZYGOTE"
 #: How long a box may take to be made before the zygote is called broken.
 START_SECONDS = 10.0
@@ -272,9 +274,26 @@ _zygote: Zygote | None = None
 _failed_at: float | None = None
 
 
+_enabled = False
+
+
+def enable() -> None:
+    """Fork sandboxes from a zygote from now on, in this process (a grader that checks file after file).
+
+    A process that checks one file (``menace check``, and the warm checker's copies)
+    would pay for starting a zygote and gain nothing: it starts its sandbox from scratch.
+    """
+    global _enabled
+    _enabled = True
+
+
 def enabled() -> bool:
-    """False when ``MENACE_ZYGOTE`` says ``off`` (or ``0``, ``no``): every sandbox starts from scratch."""
-    return os.environ.get(SWITCH, "on").strip().lower() not in {"off", "0", "no", "false"}
+    """True once :func:`enable` was called and ``MENACE_ZYGOTE`` says ``on`` (off by default, for now).
+
+    Off by default until a check is measured to cost less through it: ``bench/cpu_per_check.py
+    --zygote-side-by-side`` has not shown it yet (docs/scaling.md, "The zygote").
+    """
+    return _enabled and os.environ.get(SWITCH, "off").strip().lower() in {"on", "1", "yes", "true"}
 
 
 def shared() -> Zygote | None:
@@ -337,4 +356,4 @@ def _pid_of(pidfd: int) -> int:
     return 0
 
 
-__all__ = ["SWITCH", "Box", "BoxGone", "Zygote", "enabled", "forget_broken", "shared"]
+__all__ = ["SWITCH", "Box", "BoxGone", "Zygote", "enable", "enabled", "forget_broken", "shared"]

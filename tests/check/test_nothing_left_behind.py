@@ -134,7 +134,8 @@ def _answers(kind: str, source: str, calls: int) -> list[object]:
     # open_submission takes what it checks against: a pipeline.Target where the pipeline has
     # one (the suites branch narrows it to that), else the challenge itself.
     target = pipeline.Target.of(challenge) if hasattr(pipeline, "Target") else challenge
-    with pipeline.open_submission(("after_game.py", source.encode()), target, kind) as opened:  # type: ignore[arg-type]
+    sandbox = "bwrap" if kind == "zygote" else kind
+    with pipeline.open_submission(("after_game.py", source.encode()), target, sandbox) as opened:  # type: ignore[arg-type]
         assert opened.proxy is not None, opened.why_not
         return [opened.proxy.after_game([0] * 9, 0, "win") for _ in range(calls)]
 
@@ -144,13 +145,29 @@ def _kinds() -> list[object]:
         os.geteuid() != 0,
         reason="as an ordinary user the process sandbox is documented as no boundary (README)",
     )
-    return [pytest.param("bwrap", marks=pytest.mark.bwrap), pytest.param("process", marks=as_root)]
+    return [
+        pytest.param("bwrap", marks=pytest.mark.bwrap),
+        pytest.param("zygote", marks=pytest.mark.bwrap, id="bwrap-forked-from-a-zygote"),
+        pytest.param("process", marks=as_root),
+    ]
+
+
+@pytest.fixture(autouse=True)
+def sandboxes_of(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``zygote``: bubblewrap sandboxes forked from a zygote (sandbox/zygote.py), as a grader may."""
+    from menace_course.sandbox import zygote
+
+    monkeypatch.setenv(zygote.SWITCH, "on" if kind == "zygote" else "off")
+    monkeypatch.setattr(zygote, "_enabled", kind == "zygote")
 
 
 @pytest.mark.parametrize("kind", _kinds())
 def test_the_next_submission_sees_nothing_the_last_one_left(kind):
+    from menace_course.sandbox import zygote
+
     left = _answers(kind, LOOK + LEAVE, calls=2)
     assert EVERYTHING <= set(left[-1])  # the leaver sees all it left: the looks work
+    assert (zygote._zygote is not None) == (kind == "zygote")  # the boxes were the zygote's
     assert _answers(kind, LOOK, calls=1) == [[]]
     assert _answers(kind, LOOK, calls=1) == [[]]  # and its atexit handler ran nowhere that counts
 
