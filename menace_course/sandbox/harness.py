@@ -44,6 +44,9 @@ student's output (docs/architecture.md, "The trust boundary").
 Usage (by the grader, from a precompiled ``harness.pyc``):
 ``python -I -S -B harness.pyc SUBMISSION REQUEST_FD REPLY_FD SETTINGS`` where SETTINGS is
 :func:`wire.pack` output. Requests arrive the same way; replies go back as tagged JSON.
+``python -I -S -B harness.pyc --zygote SOCKET_FD`` is the zygote (:func:`zygote`): it forks
+a box for each request on the socket, and each box runs the steps above
+(:mod:`menace_course.sandbox.zygote` is the grader's side).
 """
 
 from __future__ import annotations
