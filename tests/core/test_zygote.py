@@ -240,39 +240,33 @@ def test_a_dead_zygote_is_replaced_and_the_next_check_still_runs() -> None:
     assert zygote.shared() is not first
 
 
-@pytest.mark.usefixtures("own_zygote")
-def test_a_zygote_that_cannot_make_boxes_is_the_graders_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+def sandbox_failure_of_a_zygote_without(capability: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What a check's load raises when the zygote's bubblewrap is not given ``capability``."""
     real = launch.bwrap_base
 
-    def without_sys_admin(tmp_bytes: int, *, zygote: bool = False) -> tuple[list[str], dict[str, str]]:
+    def without(tmp_bytes: int, *, zygote: bool = False) -> tuple[list[str], dict[str, str]]:
         argv, env = real(tmp_bytes, zygote=zygote)
-        index = argv.index("CAP_SYS_ADMIN")
+        index = argv.index(capability)
         return argv[: index - 1] + argv[index + 1 :], env
 
-    monkeypatch.setattr(zygote, "bwrap_base", without_sys_admin)
+    monkeypatch.setattr(zygote, "bwrap_base", without)
     with (
         Child("def f():\n    return 1\n", "bwrap", Limits()) as worker,
         pytest.raises(SandboxFailure) as failure,
     ):
         worker.load()
-    assert "could not be set up" in str(failure.value)
-    assert "unshare" in str(failure.value)
+    return str(failure.value)
+
+
+@pytest.mark.usefixtures("own_zygote")
+def test_a_zygote_that_cannot_make_boxes_is_the_graders_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    failure = sandbox_failure_of_a_zygote_without("CAP_SYS_ADMIN", monkeypatch)
+    assert "could not be set up" in failure
+    assert "unshare" in failure
 
 
 @pytest.mark.usefixtures("own_zygote")
 @pytest.mark.skipif(os.geteuid() != 0, reason="only a root-launched sandbox drops privileges itself")
 def test_a_box_that_cannot_drop_to_nobody_is_the_graders_failure(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = launch.bwrap_base
-
-    def without_setuid(tmp_bytes: int, *, zygote: bool = False) -> tuple[list[str], dict[str, str]]:
-        argv, env = real(tmp_bytes, zygote=zygote)
-        index = argv.index("CAP_SETUID")
-        return argv[: index - 1] + argv[index + 1 :], env
-
-    monkeypatch.setattr(zygote, "bwrap_base", without_setuid)
-    with (
-        Child("def f():\n    return 1\n", "bwrap", Limits()) as worker,
-        pytest.raises(SandboxFailure) as failure,
-    ):
-        worker.load()
-    assert "PermissionError" in str(failure.value) or "Operation not permitted" in str(failure.value)
+    failure = sandbox_failure_of_a_zygote_without("CAP_SETUID", monkeypatch)
+    assert "PermissionError" in failure or "Operation not permitted" in failure
