@@ -2,6 +2,10 @@
 
     python3 bench/bench_web_cpu.py [--before /tmp/main-copy] [--rounds 4] [--seconds 10]
                                    [--students 4] [--workers 2] [--sandbox bwrap|process]
+    python3 bench/bench_web_cpu.py --zygote-side-by-side [...]
+
+``--zygote-side-by-side`` compares this tree with itself: ``scratch`` starts every sandbox
+from scratch (``MENACE_ZYGOTE=off``), ``zygote`` forks them from a zygote (``on``).
 
 Starts one ``menace serve`` (the embedded default: SQLite in a scratch folder, ``--workers``
 graders) from each tree, both at once, each run as ``python -m menace_course`` with its
@@ -66,12 +70,22 @@ def children_of(pid: int) -> list[int]:
 class Service:
     """A ``menace serve`` of one tree, in a cgroup of its own where one can be made."""
 
-    def __init__(self, label: str, tree: Path, folder: Path, workers: int, sandbox: list[str]) -> None:
+    def __init__(
+        self,
+        label: str,
+        tree: Path,
+        folder: Path,
+        workers: int,
+        sandbox: list[str],
+        zygote: str | None = None,
+    ) -> None:
         self.label, self.tree = label, tree
         self.folder = folder / label
         self.folder.mkdir()
         self.db = f"sqlite:///{self.folder / 'service.sqlite3'}"
         self.env = {**os.environ, "PYTHONPATH": str(tree)}
+        if zygote is not None:
+            self.env["MENACE_ZYGOTE"] = zygote
         self.group: Path | None = CPUACCT / f"menace-webcpu-{os.getpid()}-{label}"
         try:
             self.group.mkdir()
@@ -206,16 +220,20 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sandbox", choices=["bwrap", "process"], default="bwrap")
+    parser.add_argument("--zygote-side-by-side", action="store_true", help="this tree, zygote off and on")
     args = parser.parse_args()
     sandbox = ["--sandbox", "process", "--i-accept-no-sandbox"] if args.sandbox == "process" else []
     trees = ([("before", args.before.resolve())] if args.before else []) + [("after", REPO)]
+    zygote: dict[str, str] = {}
+    if args.zygote_side_by_side:
+        trees, zygote = [("scratch", REPO), ("zygote", REPO)], {"scratch": "off", "zygote": "on"}
     folder = Path(tempfile.mkdtemp(prefix="menace-bench-webcpu-"))
     services: list[Service] = []
     results: dict[str, list[dict[str, float]]] = {label: [] for label, _ in trees}
     print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}, sandbox: {args.sandbox}")
     try:
         for label, tree in trees:
-            services.append(Service(label, tree, folder, args.workers, sandbox))
+            services.append(Service(label, tree, folder, args.workers, sandbox, zygote.get(label)))
             services[-1].add_students(args.students)
         for service in services:  # warm: graders started, caches filled
             load(service, args.students, 3)
@@ -225,7 +243,7 @@ def main() -> None:
                 results[service.label].append(r)
                 all_ms = f", all processes {r['all_ms']:.1f} ms" if "all_ms" in r else ""
                 print(
-                    f"round {round_} {service.label:6}: {r['checks']:.0f} checks, {r['rate']:.1f}/s,"
+                    f"round {round_} {service.label:7}: {r['checks']:.0f} checks, {r['rate']:.1f}/s,"
                     f" web process {r['web_ms']:.2f} ms/check{all_ms}, errors {r['errors']:.0f}",
                     flush=True,
                 )
@@ -237,7 +255,7 @@ def main() -> None:
     for label, rounds in results.items():
         if not rounds:
             continue
-        line = f"  {label:6}: web process {statistics.median(r['web_ms'] for r in rounds):.2f} ms/check"
+        line = f"  {label:7}: web process {statistics.median(r['web_ms'] for r in rounds):.2f} ms/check"
         if all("all_ms" in r for r in rounds):
             line += f", all processes {statistics.median(r['all_ms'] for r in rounds):.1f} ms/check"
         line += f", {statistics.median(r['rate'] for r in rounds):.1f} checks/s"

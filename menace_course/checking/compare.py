@@ -14,6 +14,10 @@ from menace_course import wording
 
 _IMMUTABLE = (int, float, str, bool, bytes, type(None))
 _IMMUTABLE_TYPES = frozenset(_IMMUTABLE)
+#: Types whose ``==`` is exact and reflexive: a list of them compares as :func:`same` would
+#: with one ``==`` (not float: ``nan`` is not equal to itself, and a list's ``==`` takes an
+#: object as equal to itself).
+_REFLEXIVE_TYPES = frozenset({int, str, bool, bytes, type(None)})
 
 
 def same(got: Any, expected: Any) -> bool:
@@ -21,7 +25,12 @@ def same(got: Any, expected: Any) -> bool:
     if type(got) is not type(expected):
         return False
     if isinstance(expected, list | tuple):
-        return len(got) == len(expected) and all(map(same, got, expected))
+        if len(got) != len(expected):
+            return False
+        kinds = list(map(type, expected))
+        if set(kinds) <= _REFLEXIVE_TYPES and kinds == list(map(type, got)):
+            return bool(got == expected)  # a box's beads: one comparison, not one call per item
+        return all(map(same, got, expected))
     if isinstance(expected, dict):
         if len(got) != len(expected):
             return False
