@@ -180,9 +180,13 @@ def own_zygote(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """This test's zygotes are its own: the shared one is stopped before and after."""
     monkeypatch.setenv(zygote.SWITCH, "on")
     monkeypatch.setattr(zygote, "_enabled", True)
-    zygote.forget_broken()
-    monkeypatch.setattr(zygote, "_failed_at", None)
+    stop_the_shared_zygote()
     yield
+    stop_the_shared_zygote()
+
+
+def stop_the_shared_zygote() -> None:
+    """Stop this process's zygote, and forget any failure: the next sandbox starts a new one."""
     zygote.forget_broken()
     zygote._failed_at = None
 
