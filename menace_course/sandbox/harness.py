@@ -348,9 +348,18 @@ def zygote(socket_fd: int) -> None:
     codec = load_codec()
     baseline = set(sys.modules)
     import _socket
-    import array  # noqa: F401  (for receive_with_fds: imported before the baseline is taken)
+    import array  # noqa: F401  (for receive_with_fds and send_with_fds: imported once, here)
+    import select  # noqa: F401  (for keep_box)
 
     ctypes, c = libc()  # loaded once here, not once a submission
+    # Done once here rather than in every box: the codec trimmed and the garbage collected
+    # (make_server would), then every object frozen out of the collector's sight, so that
+    # a box's collections do not write to, and so copy, every page of the zygote's memory.
+    import gc
+
+    trim_codec(codec)
+    gc.collect()
+    gc.freeze()
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
@@ -358,9 +367,9 @@ def zygote(socket_fd: int) -> None:
     server = _socket.socket(fileno=socket_fd)
     # What the zygote imported for itself leaves a box's sys.modules before student code
     # runs; ctypes and its helpers stay until confine() has used them (it drops them then).
-    zygote_modules = (
-        set(sys.modules) - baseline - {"ctypes", "_ctypes", "struct", "_struct", "ctypes._endian"}
-    )
+    # (gc too: make_server imports it, as in a sandbox started from scratch.)
+    kept = {"ctypes", "_ctypes", "struct", "_struct", "ctypes._endian", "gc"}
+    ZYGOTE_ONLY_MODULES.update(set(sys.modules) - baseline - kept)
     while True:
         reap_exited()
         try:
@@ -377,8 +386,6 @@ def zygote(socket_fd: int) -> None:
             code = 0
             try:
                 server.close()
-                for name in zygote_modules:
-                    sys.modules.pop(name, None)
                 start_box(codec, ctypes, c, message, fds)
             except SystemExit as ended:
                 code = exit_status(ended)
@@ -417,6 +424,11 @@ def sock_cmsg_space(length: int) -> int:
 
 
 SOL_SOCKET, SCM_RIGHTS = 1, 1
+
+
+#: What the zygote imported for itself: it leaves a box's ``sys.modules`` before its
+#: harness reads the submission (filled in by :func:`zygote`).
+ZYGOTE_ONLY_MODULES: set[str] = set()
 
 
 def reap_exited() -> None:
@@ -491,6 +503,8 @@ def keep_box(
     harness = os.fork()
     if harness == 0:
         os.close(control)
+        for name in ZYGOTE_ONLY_MODULES:
+            sys.modules.pop(name, None)
         code = 0
         try:
             run("/box/submission.py", requests, replies, settings, codec)
@@ -500,7 +514,7 @@ def keep_box(
         except BaseException:
             code = 1
         os._exit(code)
-    import _socket  # only now: the harness above was forked without it
+    import _socket
     import select
 
     os.close(requests)
@@ -614,6 +628,22 @@ def make_guard(attempts: list[dict[str, str]]) -> Any:
 # -- the server: everything it uses is captured before student code loads ------------------
 
 
+#: The codec's grader-side half (decoding, and its classes), which no sandbox needs.
+CODEC_GRADER_SIDE = (
+    *("Opaque", "WireError", "decode", "_items", "loads", "_no_constant", "pack"),
+    *("check_sendable", "_decoder", "_json_module", "_DECODER", "_SELF_DECODING"),
+)
+
+
+def trim_codec(codec: dict[str, Any]) -> bool:
+    """Drop the codec's grader-side half; True if there was any (then collect the garbage).
+
+    Dropped so that no class of the codec is left for ``object.__subclasses__()`` to lead
+    to its namespace: the classes go once the garbage collector has run.
+    """
+    return [codec.pop(name, None) for name in CODEC_GRADER_SIDE] != [None] * len(CODEC_GRADER_SIDE)
+
+
 def make_server(
     path: str,
     source: str,
@@ -633,13 +663,9 @@ def make_server(
     import gc
     import types
 
-    # The codec's grader-side half (decoding, and its classes) is dropped, so that no class
-    # of the codec is left for object.__subclasses__() to lead to its namespace.
     encode, dumps, unpack = codec["encode"], codec["dumps"], codec["unpack"]
-    grader_side = ("Opaque", "WireError", "decode", "_items", "loads", "_no_constant", "pack")
-    for name in (*grader_side, "check_sendable", "_decoder", "_json_module", "_DECODER", "_SELF_DECODING"):
-        codec.pop(name, None)
-    gc.collect()
+    if trim_codec(codec):
+        gc.collect()  # (a zygote trimmed it, collected and froze before it forked this box)
 
     gc_disable, gc_enable = gc.disable, gc.enable
     tb_of = BaseException.__dict__["__traceback__"].__get__
@@ -988,7 +1014,7 @@ def confine(
     attempts: list[dict[str, str]] = []
     serve = make_server(path, source, requests, replies, buffer, codec, settings, attempts)
     # Nothing of the harness stays where student code can look it up.
-    for name in ("__main__", "wire", "ctypes", "_ctypes", "resource"):
+    for name in ("__main__", "wire", "ctypes", "_ctypes", "ctypes._endian", "struct", "_struct", "resource"):
         sys.modules.pop(name, None)
     sys.modules["__main__"] = type(sys)("__main__")
     sys.addaudithook(make_guard(attempts))

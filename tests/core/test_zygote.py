@@ -274,3 +274,17 @@ def test_a_zygote_that_cannot_make_boxes_is_the_graders_failure(monkeypatch: pyt
 def test_a_box_that_cannot_drop_to_nobody_is_the_graders_failure(monkeypatch: pytest.MonkeyPatch) -> None:
     failure = sandbox_failure_of_a_zygote_without("CAP_SETUID", monkeypatch)
     assert "PermissionError" in failure or "Operation not permitted" in failure
+
+
+@pytest.mark.usefixtures("own_zygote")
+def test_a_box_has_imported_what_a_sandbox_started_from_scratch_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Nothing of the zygote's own (its socket, select, array, gc's frozen state) is left
+    # in sys.modules for student code to find: the same modules either way.
+    source = "import sys\n\ndef modules():\n    return sorted(sys.modules)\n"
+    found = {}
+    for switch in ("off", "on"):
+        monkeypatch.setenv(zygote.SWITCH, switch)
+        with Child(source, "bwrap", Limits()) as worker:
+            found[switch] = worker.call("modules", []).result
+    assert found["on"] == found["off"]
+    assert zygote._zygote is not None
