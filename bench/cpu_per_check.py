@@ -61,7 +61,7 @@ def _remove(group: Path) -> None:
             time.sleep(0.05)
 
 
-def measure(slug: str, checks: int, sandbox: str, zygote: str = "off") -> dict[str, float]:
+def measure(slug: str, checks: int, sandbox: str, zygote: str = "on") -> dict[str, float]:
     """Run :func:`worker` for ``slug`` in its own process (in a cgroup where possible)."""
     group = _cgroup(slug)
     env = {**os.environ, "MENACE_ZYGOTE": zygote}
@@ -90,7 +90,7 @@ def worker(slug: str, checks: int, sandbox: str, group: str) -> None:
     from menace_course.sandbox import zygote
     from menace_course.sandbox.child import Child
 
-    zygote.enable()  # as the service's graders do (MENACE_ZYGOTE=on then uses it)
+    zygote.enable()  # as the service's graders do (MENACE_ZYGOTE=off turns it off)
     suite = load_suite(find_course(REPO), slug)
     answer = REPO / "reference" / f"{slug}.py"
     check_submission(answer, suite, sandbox)  # type: ignore[arg-type]  # examples and caches made

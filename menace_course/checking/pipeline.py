@@ -208,7 +208,7 @@ def _keep_spares() -> None:
 
     if pool.between_tasks(spare.refill):
         spare.enable()
-        zygote.enable()  # file after file: sandboxes may be forked from one started Python (MENACE_ZYGOTE=on)
+        zygote.enable()  # file after file: each sandbox forked from one started Python
 
 
 @contextmanager

@@ -36,9 +36,9 @@ The grader talks to the zygote over a ``SOCK_SEQPACKET`` socket: one datagram a 
 the box's control socket, its two pipes and the complaints file attached (``SCM_RIGHTS``).
 A datagram is delivered whole, so copies of a grader made by ``fork`` may share one
 zygote. A box whose grader goes (closes the box, or dies) ends: its init watches the
-control socket. Only grader processes that check file after file may use a zygote
-(:func:`enable`, called where they keep spares), and only with ``MENACE_ZYGOTE=on``: it is
-off by default until the bench shows a check costing less through it (docs/scaling.md).
+control socket. Only grader processes that check file after file use a zygote
+(:func:`enable`, called where they keep spares); ``MENACE_ZYGOTE=off`` makes them start
+every sandbox from scratch (the bench does, to compare: docs/scaling.md, "The zygote").
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from menace_course.sandbox import wire
 from menace_course.sandbox.launch import box_settings, bwrap_base, python_command
 from menace_course.sandbox.outcomes import SandboxFailure
 
-#: The environment variable that turns the zygote on (``on``) in grader processes.
+#: The environment variable that turns the zygote off (``off``): every sandbox starts from scratch.
 SWITCH = "MENACE_ZYGOTE"
 #: How long a box may take to be made before the zygote is called broken.
 START_SECONDS = 10.0
@@ -288,12 +288,8 @@ def enable() -> None:
 
 
 def enabled() -> bool:
-    """True once :func:`enable` was called and ``MENACE_ZYGOTE`` says ``on`` (off by default, for now).
-
-    Off by default until a check is measured to cost less through it: ``bench/cpu_per_check.py
-    --zygote-side-by-side`` has not shown it yet (docs/scaling.md, "The zygote").
-    """
-    return _enabled and os.environ.get(SWITCH, "off").strip().lower() in {"on", "1", "yes", "true"}
+    """True once :func:`enable` was called, unless ``MENACE_ZYGOTE`` says ``off`` (or ``0``, ``no``)."""
+    return _enabled and os.environ.get(SWITCH, "on").strip().lower() not in {"off", "0", "no", "false"}
 
 
 def shared() -> Zygote | None:
