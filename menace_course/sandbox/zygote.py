@@ -36,9 +36,11 @@ The grader talks to the zygote over a ``SOCK_SEQPACKET`` socket: one datagram a 
 the box's control socket, its two pipes and the complaints file attached (``SCM_RIGHTS``).
 A datagram is delivered whole, so copies of a grader made by ``fork`` may share one
 zygote. A box whose grader goes (closes the box, or dies) ends: its init watches the
-control socket. Only grader processes that check file after file use a zygote
-(:func:`enable`, called where they keep spares); ``MENACE_ZYGOTE=off`` makes them start
-every sandbox from scratch (the bench does, to compare: docs/scaling.md, "The zygote").
+control socket. Grader processes that check file after file use a zygote (:func:`enable`,
+called where they keep spares), and so do the warm checker's copies, from the warm
+checker's own (:func:`prepare`); a one-shot ``menace check`` starts its sandbox from
+scratch. ``MENACE_ZYGOTE=off`` starts every sandbox from scratch (the bench does, to
+compare: docs/scaling.md, "The zygote").
 """
 
 from __future__ import annotations
@@ -313,6 +315,21 @@ def shared() -> Zygote | None:
     return _zygote
 
 
+def prepare() -> None:
+    """Start this process's zygote now, where bubblewrap works, for the copies it will fork.
+
+    The warm checker calls it before it forks a copy for a check: the copies then share
+    its zygote (a request is one datagram, so they cannot mix) instead of each starting a
+    sandbox from scratch. A copy takes its client's environment, so ``MENACE_ZYGOTE=off``
+    there still starts the copy's sandbox from scratch.
+    """
+    from menace_course.sandbox.launch import BwrapProbe
+
+    enable()
+    if enabled() and BwrapProbe().works():
+        shared()
+
+
 def forget_broken() -> None:
     """The zygote made no box: stop it, and start sandboxes from scratch for a while."""
     global _zygote, _failed_at
@@ -352,4 +369,4 @@ def _pid_of(pidfd: int) -> int:
     return 0
 
 
-__all__ = ["SWITCH", "Box", "BoxGone", "Zygote", "enable", "enabled", "forget_broken", "shared"]
+__all__ = ["SWITCH", "Box", "BoxGone", "Zygote", "enable", "enabled", "forget_broken", "prepare", "shared"]

@@ -195,6 +195,9 @@ class WarmChecker:
 
             remember_probe()  # whether bwrap works here, asked for every check the next minute
             self.probed = time.monotonic()
+        from menace_course.sandbox import zygote
+
+        zygote.prepare()  # started (or restarted) here: every copy forks its sandbox from it
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()

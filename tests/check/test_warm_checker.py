@@ -274,7 +274,42 @@ def _sandboxes_of(folder: Path) -> list[int]:
             continue
         if scratch in command and not _zombie(int(proc.name)):
             found.append(int(proc.name))
-    return found
+    return found + _zygote_boxes_below([int(str(answer["pid"])) for answer in statuses()])
+
+
+def _zygote_boxes_below(warm_checkers: list[int]) -> list[int]:
+    """The live processes of the boxes that the warm checkers' zygotes forked (sandbox/zygote.py).
+
+    The zygote is the Python that bubblewrap started with ``--zygote``; its boxes are every
+    process below it. Only the zygotes below this test's warm checkers count: their boxes
+    are this test's checks.
+    """
+    parents: dict[int, int] = {}
+    names: dict[int, str] = {}
+    zygotes: set[int] = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            status = (proc / "status").read_text()
+            command = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        pid = int(proc.name)
+        parents[pid] = int(status.split("PPid:", 1)[1].split()[0])
+        names[pid] = status.split("Name:", 1)[1].split()[0]
+        if b"--zygote" in command.split(b"\0") and names[pid] != "bwrap":
+            zygotes.add(pid)
+
+    def ancestors(pid: int) -> list[int]:
+        found = []
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            found.append(pid)
+        return found
+
+    ours = {pid for pid in zygotes if set(ancestors(pid)) & set(warm_checkers)}
+    return [pid for pid in parents if set(ancestors(pid)) & ours and not _zombie(pid)]
 
 
 def test_an_edited_package_is_never_checked_by_the_warm_checker_started_before(warm):

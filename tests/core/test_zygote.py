@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -288,3 +290,37 @@ def test_a_box_has_imported_what_a_sandbox_started_from_scratch_has(monkeypatch:
             found[switch] = worker.call("modules", []).result
     assert found["on"] == found["off"]
     assert zygote._zygote is not None
+
+
+@pytest.mark.usefixtures("own_zygote")
+def test_a_box_ends_when_the_grader_that_asked_for_it_is_killed() -> None:
+    # The grader is not the box's parent: the box's init watches the grader's end of its
+    # control socket, which the kernel closes when the grader dies.
+    with Child("def f():\n    return 1\n", "bwrap", Limits()) as warm_up:
+        warm_up.load()
+    made = zygote.shared()
+    assert made is not None
+    before = processes_below(made._process.pid)
+    ready_read, ready_write = os.pipe()
+    grader = os.fork()
+    if grader == 0:  # a grader whose check hangs, killed before it can close its box
+        try:
+            worker = Child("import time\nwhile True:\n    time.sleep(1)\n", "bwrap", Limits())
+            worker.spawn()
+            worker._box_started()
+            os.write(ready_write, b"x")
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    os.close(ready_write)
+    assert os.read(ready_read, 1) == b"x"
+    os.close(ready_read)
+    assert len(processes_below(made._process.pid)) > len(before)
+
+    os.kill(grader, signal.SIGKILL)
+    os.waitpid(grader, 0)
+
+    deadline = time.monotonic() + 10
+    while processes_below(made._process.pid) != before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_below(made._process.pid) == before
