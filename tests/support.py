@@ -1,4 +1,4 @@
-"""What several test folders share: the repository's root and a command's outcome."""
+"""What several test folders share: the repository's root, a command's outcome, the processes running."""
 
 from __future__ import annotations
 
@@ -47,3 +47,34 @@ def js_words(module: str) -> Any:
         check=True,
     )
     return json.loads(done.stdout)
+
+
+def processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of every live process this host shows (no zombies)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        state, parent = stat.rsplit(")", 1)[1].split()[:2]
+        if state in ("Z", "X"):  # finished; its parent only has to collect it
+            continue
+        command = cmdline.replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        found[int(entry.name)] = (int(parent), command)
+    return found
+
+
+def descendants(pid: int, table: dict[int, tuple[int, str]]) -> set[int]:
+    """Every process of ``table`` (from :func:`processes`) below ``pid``."""
+    found: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [child for child, (its_parent, _) in table.items() if its_parent == parent]
+        found.update(children)
+        frontier += children
+    return found

@@ -84,6 +84,15 @@ def compiled_harness() -> Path:
     return folder
 
 
+def install_harness(folder: Path) -> Path:
+    """Copy the compiled harness and codec into ``folder``, readable by the sandbox's user."""
+    for name in ("harness.pyc", "wire.pyc"):
+        shutil.copyfile(compiled_harness() / name, folder / name)
+        (folder / name).chmod(0o644)
+    folder.chmod(0o755)
+    return folder
+
+
 def _compiled(source: Path) -> bytes:
     """The ``.pyc`` bytes of ``source``: from the sealed cache, or compiled (and kept) now."""
     data = source.read_bytes()
@@ -323,9 +332,9 @@ class Child:
         assert isinstance(self._process, zygote.Box)
         try:
             return self._process.started()
-        except zygote.BoxGone as gone:
+        except zygote.BoxGone:  # a SandboxFailure: the grader's, never the student's
             zygote.forget_broken()
-            raise SandboxFailure(str(gone)) from None
+            raise
 
     def spawn(self) -> Child:
         """Start the child now, without waiting for it: it loads while the grader gets ready."""
@@ -394,11 +403,7 @@ class Child:
             return
         else:
             self._remove_workdir()
-            self._workdir = Path(tempfile.mkdtemp(prefix="menace-"))
-            for name in ("harness.pyc", "wire.pyc"):
-                shutil.copyfile(compiled_harness() / name, self._workdir / name)
-                (self._workdir / name).chmod(0o644)
-            self._workdir.chmod(0o755)
+            self._workdir = install_harness(Path(tempfile.mkdtemp(prefix="menace-")))
         if not self._awaiting_source:
             self._write_submission(self._workdir)
 

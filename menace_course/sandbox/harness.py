@@ -399,31 +399,24 @@ def zygote(socket_fd: int) -> None:
 
 def receive_with_fds(sock: Any, most: int) -> tuple[bytes, list[int]]:
     """One datagram and the fds it carries (at most ``most``; more are closed by the kernel)."""
+    import _socket
     import array
 
     size = array.array("i").itemsize
-    message, ancillary, _flags, _address = sock.recvmsg(65536, sock_cmsg_space(most * size))
+    message, ancillary, _flags, _address = sock.recvmsg(65536, _socket.CMSG_SPACE(most * size))
     fds = array.array("i")
     for level, kind, data in ancillary:
-        if level == SOL_SOCKET and kind == SCM_RIGHTS:
+        if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
             fds.frombytes(data[: len(data) - len(data) % size])
     return message, list(fds)
 
 
 def send_with_fds(sock: Any, message: bytes, fds: list[int]) -> None:
     """Send ``message`` with ``fds`` (``SCM_RIGHTS``) on a connected socket."""
+    import _socket
     import array
 
-    sock.sendmsg([message], [(SOL_SOCKET, SCM_RIGHTS, array.array("i", fds))])
-
-
-def sock_cmsg_space(length: int) -> int:
-    import _socket
-
-    return int(_socket.CMSG_SPACE(length))
-
-
-SOL_SOCKET, SCM_RIGHTS = 1, 1
+    sock.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array.array("i", fds))])
 
 
 #: What the zygote imported for itself: it leaves a box's ``sys.modules`` before its
@@ -522,7 +515,9 @@ def keep_box(
     messenger = _socket.socket(fileno=control)
     pidfds = [os.pidfd_open(os.getpid()), os.pidfd_open(harness)]
     send_with_fds(messenger, b"started", pidfds)
-    check_dropped(ctypes, c)
+    if c.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0: no process of its user may trace it
+        raise OSError(ctypes.get_errno(), "not dumpable")
+    drop_capabilities()
     # Wait for the harness to end, or for the grader to go: a grader that closed its end
     # (or died, and the kernel closed it) wants no more of this box, so it ends here, and
     # every process of the box with it (the grader is not the box's parent: nothing else
@@ -552,13 +547,6 @@ def finish_interpreter() -> None:
     import atexit
 
     atexit._run_exitfuncs()
-
-
-def check_dropped(ctypes: Any, c: Any) -> None:
-    """Give up every capability, and let no process of the same user trace or read this one."""
-    if c.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0
-        raise OSError(ctypes.get_errno(), "not dumpable")
-    drop_capabilities()
 
 
 def drop_capabilities() -> None:
@@ -641,7 +629,8 @@ def trim_codec(codec: dict[str, Any]) -> bool:
     Dropped so that no class of the codec is left for ``object.__subclasses__()`` to lead
     to its namespace: the classes go once the garbage collector has run.
     """
-    return [codec.pop(name, None) for name in CODEC_GRADER_SIDE] != [None] * len(CODEC_GRADER_SIDE)
+    dropped = [codec.pop(name, None) for name in CODEC_GRADER_SIDE]
+    return any(item is not None for item in dropped)
 
 
 def make_server(

@@ -351,6 +351,11 @@ def _child_settings(limits: Limits) -> dict[str, object]:
     }
 
 
+def _seccomp_setting() -> str | None:
+    """The seccomp program for a harness that installs it itself, as hex (None: none here)."""
+    return seccomp.program().hex() if seccomp.supported() else None
+
+
 def box_settings(limits: Limits) -> str:
     """The settings of a harness in a zygote's box (:mod:`~menace_course.sandbox.zygote`).
 
@@ -360,7 +365,7 @@ def box_settings(limits: Limits) -> str:
     """
     settings = _child_settings(limits)
     settings["drop_capabilities"] = True
-    settings["seccomp"] = seccomp.program().hex() if seccomp.supported() else None
+    settings["seccomp"] = _seccomp_setting()
     return wire.pack(settings).decode().strip()
 
 
@@ -395,7 +400,7 @@ def plan_launch(kind: SandboxKind, workdir: Path, limits: Limits, fds: tuple[int
         settings["own_ipc"] = as_root
         settings["own_scratch"] = limits.tmp_bytes if as_root else None
         settings["keep_python"] = as_root and not _world_readable_python()
-        settings["seccomp"] = seccomp.program().hex() if seccomp.supported() else None
+        settings["seccomp"] = _seccomp_setting()
         argv = [*prefix, *python_command(str(workdir / "harness.pyc"))]
         argv += [str(workdir / "submission.py")]
         argv += [str(fds[0]), str(fds[1]), wire.pack(settings).decode().strip()]

@@ -194,13 +194,9 @@ class Zygote:
         Raises:
             SandboxUnavailable: bubblewrap is not installed.
         """
-        from menace_course.sandbox.child import compiled_harness
+        from menace_course.sandbox.child import install_harness
 
-        root = Path(tempfile.mkdtemp(prefix="menace-zygote-"))
-        for name in ("harness.pyc", "wire.pyc"):
-            shutil.copyfile(compiled_harness() / name, root / name)
-            (root / name).chmod(0o644)
-        root.chmod(0o755)
+        root = install_harness(Path(tempfile.mkdtemp(prefix="menace-zygote-")))
         grader_end, zygote_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv, env = bwrap_base(Limits().tmp_bytes, zygote=True)
         argv += ["--dir", "/box", "--ro-bind", str(root), "/zygote", "--chdir", "/", "--remount-ro", "/"]
@@ -274,16 +270,16 @@ class Zygote:
 _zygote: Zygote | None = None
 #: when the last zygote failed to start (monotonic), to try again only after RETRY_SECONDS
 _failed_at: float | None = None
-
-
+#: whether this process forks its sandboxes from a zygote (:func:`enable`)
 _enabled = False
 
 
 def enable() -> None:
-    """Fork sandboxes from a zygote from now on, in this process (a grader that checks file after file).
+    """Fork sandboxes from a zygote from now on, in this process (one that checks file after file).
 
-    A process that checks one file (``menace check``, and the warm checker's copies)
-    would pay for starting a zygote and gain nothing: it starts its sandbox from scratch.
+    A process that checks one file (a one-shot ``menace check``) would pay for starting a
+    zygote and gain nothing: it starts its sandbox from scratch. The warm checker's copies
+    share the warm checker's zygote (:func:`prepare`).
     """
     global _enabled
     _enabled = True

@@ -36,6 +36,7 @@ import pytest
 from menace_course.feedback import render
 from menace_course.models import SubmissionReport
 from menace_course.sandbox import seccomp
+from tests.support import processes
 
 pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
 
@@ -137,25 +138,6 @@ def run_check(path: Path, slug: str, cwd: Path) -> tuple[int | None, str, str, f
 
 
 # -- what is running, and what was left --------------------------------------------------
-
-
-def processes() -> dict[int, tuple[int, str]]:
-    """pid -> (parent pid, command line) of every live process this host shows (no zombies)."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        state, parent = stat.rsplit(")", 1)[1].split()[:2]
-        if state in ("Z", "X"):  # finished; its parent only has to collect it
-            continue
-        command = cmdline.replace(b"\0", b" ").decode("utf-8", "replace").strip()
-        found[int(entry.name)] = (int(parent), command)
-    return found
 
 
 def reap_zombies() -> None:

@@ -24,7 +24,7 @@ import pytest
 
 from menace_course.warm import client, server
 from menace_course.warm.stamp import socket_path, stamp
-from tests.support import REPO
+from tests.support import REPO, descendants, processes
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
 
@@ -284,32 +284,14 @@ def _zygote_boxes_below(warm_checkers: list[int]) -> list[int]:
     process below it. Only the zygotes below this test's warm checkers count: their boxes
     are this test's checks.
     """
-    parents: dict[int, int] = {}
-    names: dict[int, str] = {}
-    zygotes: set[int] = set()
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            status = (proc / "status").read_text()
-            command = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        pid = int(proc.name)
-        parents[pid] = int(status.split("PPid:", 1)[1].split()[0])
-        names[pid] = status.split("Name:", 1)[1].split()[0]
-        if b"--zygote" in command.split(b"\0") and names[pid] != "bwrap":
-            zygotes.add(pid)
-
-    def ancestors(pid: int) -> list[int]:
-        found = []
-        while pid > 1:
-            pid = parents.get(pid, 0)
-            found.append(pid)
-        return found
-
-    ours = {pid for pid in zygotes if set(ancestors(pid)) & set(warm_checkers)}
-    return [pid for pid in parents if set(ancestors(pid)) & ours and not _zombie(pid)]
+    table = processes()
+    below_warm_checkers = set().union(*(descendants(pid, table) for pid in warm_checkers))
+    zygotes = [
+        pid
+        for pid in below_warm_checkers
+        if "--zygote" in table[pid][1].split() and not table[pid][1].split()[0].endswith("bwrap")
+    ]
+    return sorted(set().union(*(descendants(pid, table) for pid in zygotes)))
 
 
 def test_an_edited_package_is_never_checked_by_the_warm_checker_started_before(warm):

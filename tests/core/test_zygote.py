@@ -29,7 +29,7 @@ from menace_course.limits import Limits
 from menace_course.sandbox import launch, zygote
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import SandboxFailure
-from tests.support import REPO
+from tests.support import REPO, descendants, processes
 
 pytestmark = pytest.mark.skipif(not launch.bwrap_works(), reason="bubblewrap cannot run here")
 
@@ -193,26 +193,9 @@ def stop_the_shared_zygote() -> None:
     zygote._failed_at = None
 
 
-def processes_below(pid: int) -> list[int]:
+def processes_below(pid: int) -> set[int]:
     """The live (not zombie) processes descended from ``pid``."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
-        if not fields.get("State", "").startswith("Z"):
-            parents[int(entry.name)] = int(fields.get("PPid", "0"))
-    found, frontier = [], [pid]
-    while frontier:
-        parent = frontier.pop()
-        children = [child for child, its_parent in parents.items() if its_parent == parent]
-        found += children
-        frontier += children
-    return found
+    return descendants(pid, processes())
 
 
 @pytest.mark.usefixtures("own_zygote")
