@@ -39,6 +39,7 @@ from pathlib import Path
 from menace_course import __version__
 from menace_course.catalog import Challenge
 from menace_course.checking.loader import Source, read_bytes, read_submission
+from menace_course.checking.plan import plans_for
 from menace_course.checking.problems import function_problem, load_problem, skipped
 from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.replay import hypothesis_version
@@ -315,7 +316,7 @@ def check_submission(
                 return replace(
                     report, integrity=opened.integrity(), notices=report.notices + opened.unconfined()
                 )
-            ran = run_cases(suite.cases, opened.proxy)
+            ran = run_cases(suite.cases, opened.proxy, plans_for(suite))
             integrity, unconfined = opened.integrity(), opened.unconfined()
     except MenaceError:
         raise

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import contextvars
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from menace_course.checking.compare import clone
 from menace_course.checking.failures import CallProblem
 from menace_course.checking.lookahead import repeat_follows
-from menace_course.sandbox.child import Child
+from menace_course.sandbox.batch import PlannedCall
 from menace_course.sandbox.outcomes import CallOutcome, FunctionInfo
 
 _current: contextvars.ContextVar[SubmissionProxy] = contextvars.ContextVar("menace_submission")
@@ -34,6 +35,20 @@ class CallRecord:
     outcome: CallOutcome | None = None
 
 
+class Worker(Protocol):
+    """What answers a proxy's calls: a sandboxed :class:`~menace_course.sandbox.child.Child`,
+    or, to learn a test's calls, the reference in the grader (:mod:`~menace_course.checking.plan`)."""
+
+    def call(self, function: str, args: list[Any], then_again: bool = False) -> CallOutcome:
+        """Call ``function(*args)``."""
+
+    def call_again(self) -> CallOutcome:
+        """Call the last call's function again on the objects it left."""
+
+    def send_ahead(self, calls: Sequence[PlannedCall]) -> int:
+        """Send calls the test will make before it makes them; how many went."""
+
+
 class SignatureProblem(CallProblem):
     """The student's function cannot take the arguments the challenge passes."""
 
@@ -41,7 +56,7 @@ class SignatureProblem(CallProblem):
 class SubmissionProxy:
     """Stands for the student's module in a test; attribute access gives a callable."""
 
-    def __init__(self, worker: Child, functions: dict[str, FunctionInfo]) -> None:
+    def __init__(self, worker: Worker, functions: Mapping[str, FunctionInfo]) -> None:
         """Wrap a loaded worker; ``functions`` is what the child reported it defines."""
         self._worker = worker
         self._functions = functions
@@ -87,6 +102,20 @@ class SubmissionProxy:
                 self.first_problem = (problem, record)
             raise problem
         return outcome.result
+
+    def send_ahead(self, plan: tuple[PlannedCall, ...]) -> int:
+        """Send the calls the next test will make (:mod:`~menace_course.checking.plan`) at once.
+
+        Only when every one of them can be made: a function the submission does not define,
+        or cannot take that many arguments, is refused here without a call, so a batch
+        holding it would only be thrown away. Gives how many calls went.
+        """
+        for planned in plan:
+            info = self._functions.get(planned.function)
+            count = len(planned.args)
+            if info is None or count < info.min or (info.max is not None and count > info.max):
+                return 0
+        return self._worker.send_ahead(plan)
 
     def call_again(self, record: CallRecord) -> Any:
         """Call ``record``'s function again on the objects it was given, as it left them.

@@ -28,6 +28,7 @@ import reprlib
 import sys
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,7 @@ from menace_course.checking.proxy import CallRecord, SubmissionProxy
 from menace_course.checking.suite import Case, call_text
 from menace_course.checking.testing import CallProblem, ChangedInput, Mismatch, StudentFailure, UnusableAnswer
 from menace_course.models import Detail, ErrorKind, Outcome, Problem, TestKind, TestResult
+from menace_course.sandbox.batch import PlannedCall
 from menace_course.sandbox.outcomes import CallOutcome, refused_for_size
 from menace_course.student_view import MESSAGES, MESSAGES_PASSED, message_for
 
@@ -194,13 +196,21 @@ def run_case(case: Case, proxy: SubmissionProxy) -> TestResult:
     return run_case_logged(case, proxy)[0]
 
 
-def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str | None]:
-    """Run one case; give its result and, when the grader failed, the traceback."""
+def run_case_logged(
+    case: Case, proxy: SubmissionProxy, plan: tuple[PlannedCall, ...] = ()
+) -> tuple[TestResult, str | None]:
+    """Run one case; give its result and, when the grader failed, the traceback.
+
+    ``plan``: the calls the case will make (:mod:`~menace_course.checking.plan`), sent to
+    the child in one batch before it runs.
+    """
     token = proxy.activate()
     started = time.monotonic()
     error: BaseException | None = None
     log = None
     try:
+        if plan:
+            proxy.send_ahead(plan)
         case.run(proxy)
     except Exception as raised:  # the test's failure is data; nothing may escape the runner
         error = raised
@@ -256,7 +266,12 @@ def run_case_logged(case: Case, proxy: SubmissionProxy) -> tuple[TestResult, str
     return result, None
 
 
-def run_cases(cases: tuple[Case, ...], proxy: SubmissionProxy) -> Ran:
-    """Run every case in order."""
-    ran = [run_case_logged(case, proxy) for case in cases]
+def run_cases(
+    cases: tuple[Case, ...],
+    proxy: SubmissionProxy,
+    plans: Mapping[str, tuple[PlannedCall, ...]] | None = None,
+) -> Ran:
+    """Run every case in order; ``plans``: the calls of those cases whose calls are known ahead."""
+    plans = plans or {}
+    ran = [run_case_logged(case, proxy, plans.get(case.name, ())) for case in cases]
     return Ran(tuple(r for r, _ in ran), tuple(log for _, log in ran if log))

@@ -10,6 +10,10 @@ the same way, and a reply longer than its cap is refused before it is buffered.
 
 Deadlines are absolute :func:`time.monotonic` values, so one deadline can bound a whole
 exchange (send a request, then read its reply) however the time is split between the two.
+
+Requests sent ahead in a batch (:meth:`Channel.queue`) go out while replies are read: the
+child answers the first ones while the last are still waiting to be written, so neither
+side waits for the other to drain a full pipe.
 """
 
 from __future__ import annotations
@@ -45,6 +49,29 @@ class Channel:
         self._writable.register(requests, select.POLLOUT)
         self._readable = select.poll()
         self._readable.register(replies, select.POLLIN)
+        self._either = select.poll()  # a reply, or room for the requests still queued
+        self._either.register(replies, select.POLLIN)
+        self._either.register(requests, select.POLLOUT)
+
+    def queue(self, data: bytes) -> None:
+        """Write what the pipe takes now of ``data``; the rest goes out as replies are read.
+
+        For requests sent ahead: the child reads them one by one as it answers, so the
+        pipe never has to hold a whole batch.
+        """
+        self._outgoing += data
+        self._pump()
+
+    def _pump(self) -> None:
+        """Write what the request pipe takes now, without waiting."""
+        try:
+            written = os.write(self.requests, self._outgoing)
+        except BlockingIOError:
+            return
+        except OSError:  # BrokenPipeError: the child closed its end and will read no more
+            self._outgoing.clear()
+            return
+        del self._outgoing[:written]
 
     def send(self, data: bytes, deadline: float) -> None:
         """Queue ``data`` and write everything queued before ``deadline``.
@@ -92,8 +119,14 @@ class Channel:
             # Asked first, not learnt from a failed read (a BlockingIOError costs more than
             # the poll), in one poll: what is already there is read whatever the time.
             left = deadline - time.monotonic()
-            if not self._readable.poll(max(1, math.ceil(left * 1000)) if left > 0 else 0):
+            if self._outgoing:  # requests sent ahead still to write: write them as room comes
+                self._pump()
+            poller = self._either if self._outgoing else self._readable
+            events = poller.poll(max(1, math.ceil(left * 1000)) if left > 0 else 0)
+            if not events:
                 raise TimeoutError
+            if not any(fd == self.replies for fd, _ in events):
+                continue  # only room to write: the loop writes, then waits again
             try:
                 chunk = os.read(self.replies, 65536)
             except BlockingIOError:

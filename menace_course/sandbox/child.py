@@ -9,6 +9,12 @@ A function that timed out is not called again, nor one that crashed three times,
 function once a restarted child failed to load: a file that misbehaves costs a few
 limits, never one per test.
 
+A test's calls known before it runs can be sent in one batch (:meth:`Child.send_ahead`,
+:mod:`~menace_course.sandbox.batch`): each of the test's calls then only reads its reply,
+with its own deadline, exactly as if it had been sent alone. When the test does not make
+the calls that were sent (it stopped early), the child is started afresh and the calls
+really made are made again in it, uncharged (:meth:`Child._resync`).
+
 Time limits count the time the child *had* (:mod:`~menace_course.sandbox.clock`): wall
 clock minus the time it waited for a CPU, so a verdict does not depend on how busy the
 machine is. Above that, :attr:`Child.deadline` is a hard wall-clock end for the whole
@@ -26,6 +32,7 @@ from __future__ import annotations
 import atexit
 import functools
 import hashlib
+import marshal
 import os
 import py_compile
 import secrets
@@ -35,6 +42,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +52,7 @@ from menace_course.cache import seal, trusted_folder, unseal
 from menace_course.limits import Limits
 from menace_course.models import CallStatus, SandboxKind
 from menace_course.sandbox import wire, zygote
+from menace_course.sandbox.batch import PlannedCall, SentCall, argument_key, pack_batch
 from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
 from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
 from menace_course.sandbox.launch import BWRAP_CONFINEMENT, HARNESS_DIR, UidLease, plan_launch
@@ -191,9 +201,19 @@ class Child:
         #: the "again" call sent with the last call (``call(..., then_again=True)``), when
         #: that call returned: its id, nonce, and when (and how starved) its wait began
         self._ahead: tuple[int, str, float, float] | None = None
-        #: repeats sent ahead that no :meth:`call_again` took: always 0 unless the grader
-        #: mispredicted (each cost the child: it was killed, and restarted for the next call)
+        #: repeats sent ahead that no :meth:`call_again` took: the test stopped after the
+        #: call, or the grader mispredicted (each made the child start again: :meth:`_resync`)
         self.unused_repeats = 0
+        #: calls sent ahead by :meth:`send_ahead` whose replies no call has read yet, in order
+        self._pending: deque[SentCall] = deque()
+        #: when the last reply of a batch was read, and how starved the child was then: the
+        #: next batched call's wait starts there (the child began it then at the latest)
+        self._last_reply: tuple[float, float] = (0.0, 0.0)
+        #: every call this child answered since it last started fresh, as (function, argument
+        #: key), or (None, b"") for a repeat of the call before: what :meth:`_resync` makes again
+        self._history: list[tuple[str | None, bytes]] = []
+        self.batched = 0  #: calls answered from a batch, without a round trip of their own
+        self.resyncs = 0  #: times the child started afresh because the tests left the batch
         self.requests = 0  #: call requests written to the child (round trips; a repeat sent ahead is none)
         self._load_nonce = ""
         self._pending_hello = b""
@@ -292,8 +312,9 @@ class Child:
                 starved = delay.seconds() if delay else 0.0  # all of its life is this wait
             until = min(started + seconds + starved, ceiling)
             try:
-                self._channel.send(send, until)
-                send = b""
+                if send:  # (requests sent ahead are written by receive, as the child reads them)
+                    self._channel.send(send, until)
+                    send = b""
                 return self._channel.receive(until)
             except TimeoutError:
                 now = time.monotonic()
@@ -544,6 +565,7 @@ class Child:
             self._process = None
         self._last_returned = None  # a new child holds no objects of the old one's
         self._ahead = None
+        self._pending.clear()  # nothing will answer them now
         self._release_uid()  # only now: the child that had it is gone
         if self._channel is not None:
             self._channel.close()
@@ -581,21 +603,70 @@ class Child:
         """
         self._drop_unused_repeat()
         if self.remaining() <= 0:
+            self._end_batch()
             return CallOutcome("budget")
         if function in self.dead_functions or self._broken:
             return CallOutcome("dead")
         try:
             request_args = list(args)
-            wire.check_sendable(request_args)
+            key = argument_key(request_args)
         except ValueError as error:
             raise TypeError(f"only plain data can be sent to a submission: {error}") from None
         started = time.monotonic()
+        sent = None
+        if self._pending:
+            head = self._pending[0]
+            if head.function == function and head.key == key:
+                sent = self._pending.popleft()  # already asked for: only its reply is read
+            else:
+                self._resync()  # the test left the batch: the child ran calls it did not make
         outcome = self._restart(function) if self._process is None else None  # charges itself
         if outcome is None:
             calling = time.monotonic()
-            outcome = self._call(function, request_args, then_again=then_again)
+            outcome = self._call(function, request_args, then_again=then_again, sent=sent, key=key)
             self.spent += time.monotonic() - calling
         return _timed(outcome, time.monotonic() - started)
+
+    def send_ahead(self, calls: Sequence[PlannedCall]) -> int:
+        """Send ``calls``, the calls the next test will make, in one write; how many went.
+
+        The child answers them one after another; each :meth:`call` (and
+        :meth:`call_again`) that is the next of them reads its reply without sending
+        anything. Each reply has its own deadline, starting when the reply before it was
+        read (the child began the call then at the latest), and a call is charged only
+        the time it was waited for, so no call is charged more than a round trip of its
+        own would be. A hang, a crash or a reply over the cap is that call's, handled as
+        always: the child is killed, and the calls after it are not made.
+
+        Nothing is sent when the child is not running (it will start for the next call),
+        when the budget is spent, or when a call is of a function that is not called any
+        more. Calls still unread from an earlier batch are dropped first (:meth:`_resync`).
+        """
+        self._drop_unused_repeat()
+        if self._pending:
+            self._resync()
+        if (
+            not calls
+            or self._process is None
+            or self._channel is None
+            or self._broken
+            or self.remaining() <= 0
+            or any(call.function in self.dead_functions for call in calls)
+        ):
+            return 0
+        data, sent = pack_batch(calls, self._next_id)
+        self._next_id += len(sent) + sum(1 for item in sent if item.then is not None)
+        self._pending.extend(sent)
+        self.requests += 1
+        delay = self._run_delay()
+        self._last_reply = (time.monotonic(), delay.seconds() if delay else 0.0)
+        self._channel.queue(data)
+        return len(sent)
+
+    def _end_batch(self) -> None:
+        """Stop a child that still has calls of a batch to answer (nothing will read them)."""
+        if self._pending:
+            self._kill()
 
     def call_again(self) -> CallOutcome:
         """Call the last call's function again, on the very objects the child gave it then.
@@ -610,6 +681,9 @@ class Child:
         if self.remaining() <= 0:
             self._drop_unused_repeat()
             return CallOutcome("budget")
+        if self._pending and self._ahead is None:
+            self._resync()  # a repeat the batch did not ask for: it would be answered after the rest
+            last = self._last_returned
         if last is None or self._process is None:
             return CallOutcome("dead")
         started = time.monotonic()
@@ -630,7 +704,60 @@ class Child:
         """
         if self._ahead is not None:
             self.unused_repeats += 1
-            self._kill()
+            self._resync()
+
+    def _resync(self) -> None:
+        """Start the child afresh and make again the calls it answered: the tests left a batch.
+
+        The child has run calls (or a repeat) that the tests did not make, so its state may
+        not be what the tests' calls alone would have left. A fresh child of the same
+        submission is given the calls really made, in order, one by one, charged to no
+        one: the budget, the counts of crashes and requests, the dead functions and what
+        the harness noticed are as they were before. If the fresh child does not load, or
+        a call made again times out or crashes (a submission that does not answer the
+        same twice), it is stopped, and the next call starts a fresh child as after a
+        crash, without the calls before.
+
+        Raises:
+            MachineStarved, SandboxFailure: as for any start and call (nothing charged).
+        """
+        self.resyncs += 1
+        history = self._history
+        self._kill()
+        if self._broken:
+            return
+        saved = (
+            self.spent,
+            self.requests,
+            len(self.attempts),
+            set(self.dead_functions),
+            dict(self._crashes),
+            self.forged,
+        )
+        self._history = []
+        try:
+            self._start()
+            if self._await_ready(self.limits.import_seconds).status != "ready":
+                self._kill()
+                return
+            for function, key in history:
+                last = self._last_returned
+                if function is not None:
+                    self._call(function, marshal.loads(key), key=key)
+                elif last is not None:
+                    self._call(last[1], [None] * last[2], again=last[0])
+                else:
+                    break  # the call before did not return this time
+                if self._process is None:  # it timed out or crashed this time
+                    break
+            if len(self._history) != len(history) or self._process is None:
+                self._kill()
+                self._history = []
+        finally:
+            spent, requests, attempts, dead, crashes, forged = saved
+            self.spent, self.requests, self.forged = spent, requests, forged
+            del self.attempts[attempts:]
+            self.dead_functions, self._crashes = dead, crashes
 
     def _restart(self, function: str) -> CallOutcome | None:
         """Start a fresh child after a timeout or crash; None when it loaded again.
@@ -640,6 +767,7 @@ class Child:
         ends the calls on this submission: it would do the same on every restart.
         """
         self._start()
+        self._history = []  # a fresh child: none of the calls before were made in it
         load = self._await_ready(self.limits.import_seconds)
         if load.status == "ready":
             return None
@@ -650,20 +778,35 @@ class Child:
         return CallOutcome(status, exit_code=load.exit_code)
 
     def _call(
-        self, function: str, args: list[Any], again: int | None = None, then_again: bool = False
+        self,
+        function: str,
+        args: list[Any],
+        again: int | None = None,
+        then_again: bool = False,
+        sent: SentCall | None = None,
+        key: bytes = b"",
     ) -> CallOutcome:
         """One request; ``again``: call ``again``'s function on its kept objects (``args``: as many).
 
         An ``again`` whose request went with the last call (:attr:`_ahead`) sends nothing:
-        it only reads its reply. ``then_again`` sends the repeat with this call.
+        it only reads its reply, and so does a call ``sent`` ahead in a batch (whose
+        repeat, if it asked for one, is then ahead). ``then_again`` sends the repeat with
+        this call. ``key``: the arguments' :func:`~menace_course.sandbox.batch.argument_key`,
+        kept in the child's history.
         """
         ahead, self._ahead = self._ahead, None
         self._last_returned = None
         since = None
+        then: tuple[int, str] | None = None
         if again is not None and ahead is not None:
             call_id, nonce = ahead[0], ahead[1]
             request = b""
             since = (ahead[2], ahead[3])
+        elif sent is not None:
+            call_id, nonce, then = sent.call_id, sent.nonce, sent.then
+            request = b""
+            since = self._last_reply
+            self.batched += 1
         else:
             self._next_id += 1
             call_id = self._next_id
@@ -672,8 +815,8 @@ class Child:
             message.update({"fn": function, "args": args} if again is None else {"again": again})
             if then_again:
                 self._next_id += 1
-                then_id, then_nonce = self._next_id, secrets.token_hex(16)
-                message["then"] = {"id": then_id, "nonce": then_nonce}
+                then = (self._next_id, secrets.token_hex(16))
+                message["then"] = {"id": then[0], "nonce": then[1]}
             request = wire.pack(message)
             self.requests += 1
         budget = self.remaining()
@@ -698,12 +841,16 @@ class Child:
                 return CallOutcome("crashed", exit_code=code, exception=over_the_cap(self.limits.reply_bytes))
             return CallOutcome("crashed", exit_code=code)
         self.attempts.extend(outcome.attempts)
+        self._history.append((function, key) if again is None else (None, b""))
         if outcome.status == "returned":
             self._last_returned = (call_id, function, len(args))
-            if then_again:  # the child is making the repeat now: its wait starts here
+            if then is not None:  # the child is making the repeat now: its wait starts here
                 delay = self._run_delay()
                 starved = delay.seconds() if delay else 0.0
-                self._ahead = (then_id, then_nonce, time.monotonic(), starved)
+                self._ahead = (then[0], then[1], time.monotonic(), starved)
+        if self._pending and self._ahead is None:  # the next call sent ahead is being made now
+            delay = self._run_delay()
+            self._last_reply = (time.monotonic(), delay.seconds() if delay else 0.0)
         if outcome.exception is not None and outcome.exception.type_name == "MemoryError":
             self._count_crash(function)  # a memory bomb costs a second a call: stop early
         return outcome

@@ -250,13 +250,13 @@ def test_each_shared_job_has_one_helper(job, calls, home):
 def test_only_the_one_submission_path_starts_a_sandboxed_child():
     # check, grade, the Gradescope runner, validate, the hidden tests' conftest, the service
     # and the lesson's programs all open a submission with checking.pipeline.open_submission,
-    # which starts the child (the proxy only holds it): none starts a Child of its own.
+    # which starts the child (the proxy only holds it, as a Worker): none starts a Child of its own.
     starters = {
         module
         for module, imported in GRAPH.items()
         if "menace_course.sandbox.child.Child" in imported and not _in(module, "menace_course.sandbox")
     }
-    assert starters == {"menace_course.checking.pipeline", "menace_course.checking.proxy"}
+    assert starters == {"menace_course.checking.pipeline"}
 
 
 #: What gets a challenge's tests afresh (checking/suite.py): kept only by ``suite.Suites``.

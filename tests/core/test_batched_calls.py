@@ -1,0 +1,237 @@
+"""A property test's calls sent to the child in one batch: the same answers and verdicts as one by one.
+
+The calls a test will make are known ahead (learnt from the reference: ``checking/plan.py``)
+and written to the child at once (``Child.send_ahead``); each call the test makes then only
+reads its reply. These tests hold a batch to what sending the calls one by one gives: the
+same results; a hang, a crash or an oversized reply is exactly that call's, and the calls
+after it are not answered; a test that leaves the batch (it stopped early, or made a call
+the plan did not have) finds the child as its own calls alone would have left it. The
+child is hostile: a child that shrinks its pipes cannot stall a batch, and replies out of
+order are a forgery.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from menace_course.authoring.oracle import trace_calls
+from menace_course.checking import plan as plans
+from menace_course.checking.pipeline import check_submission
+from menace_course.checking.suite import call_text, load_suite
+from menace_course.course import find_course
+from menace_course.limits import Limits
+from menace_course.sandbox.batch import PlannedCall
+from menace_course.sandbox.child import Child
+from menace_course.sandbox.outcomes import refused_for_size
+
+KINDS = [pytest.param("process", id="process"), pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap)]
+FAST = Limits(call_seconds=0.5, import_seconds=2, budget_seconds=20)
+
+STATEFUL = """
+import os
+seen = []
+def tally(x):
+    seen.append(x)
+    return list(seen)
+def hangs_at_three(n):
+    while n == 3:
+        pass
+    return n
+def dies_at_three(n):
+    if n == 3:
+        os._exit(3)
+    return n
+def huge_at_three(n):
+    return "x" * 200_000 if n == 3 else n
+def appends(beads):
+    beads.append(len(beads))
+    return list(beads)
+"""
+
+
+def started(kind, source=STATEFUL, limits=FAST):
+    worker = Child(source, kind, limits)
+    assert worker.load().status == "ready"
+    return worker
+
+
+def planned(function, *arguments, then_again=False):
+    return [PlannedCall.of(function, [argument], then_again) for argument in arguments]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_batch_answers_as_the_calls_sent_one_by_one(kind):
+    with started(kind) as batched, started(kind) as alone:
+        assert batched.send_ahead(planned("tally", 1, 2, 3, 4, 5)) == 5
+        got = [batched.call("tally", [n]).result for n in (1, 2, 3, 4, 5)]
+        one_by_one = [alone.call("tally", [n]).result for n in (1, 2, 3, 4, 5)]
+    assert got == one_by_one == [[1], [1, 2], [1, 2, 3], [1, 2, 3, 4], [1, 2, 3, 4, 5]]
+    assert (batched.requests, alone.requests) == (1, 5)
+    assert (batched.batched, batched.resyncs) == (5, 0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_hang_in_a_batch_is_that_calls_timeout(kind):
+    with started(kind) as worker:
+        worker.send_ahead(planned("hangs_at_three", 1, 2, 3, 4, 5))
+        outcomes = [worker.call("hangs_at_three", [n]) for n in (1, 2, 3, 4, 5)]
+        later = worker.call("tally", [7])
+    assert [o.status for o in outcomes] == ["returned", "returned", "timeout", "dead", "dead"]
+    assert "hangs_at_three" in worker.dead_functions
+    assert later.result == [7]  # a fresh child: the batch's calls after the hang were never made
+    # charged: two quick calls, the hang's own limit (at most the starvation ceiling), the restart
+    assert worker.spent < FAST.call_seconds * 4 + FAST.import_seconds + 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_crash_in_a_batch_is_that_calls_crash(kind):
+    with started(kind) as worker:
+        worker.send_ahead(planned("dies_at_three", 1, 2, 3, 4))
+        outcomes = [worker.call("dies_at_three", [n]) for n in (1, 2, 3, 4)]
+    assert [o.status for o in outcomes] == ["returned", "returned", "crashed", "returned"]
+    assert outcomes[2].exit_code == 3
+    assert worker.starts == 2  # the call after the crash went to a fresh child, alone
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_oversized_reply_in_a_batch_is_refused_as_that_calls(kind):
+    limits = Limits(call_seconds=0.5, import_seconds=2, budget_seconds=20, reply_bytes=50_000)
+    with started(kind, limits=limits) as worker:
+        worker.send_ahead(planned("huge_at_three", 1, 2, 3, 4))
+        outcomes = [worker.call("huge_at_three", [n]) for n in (1, 2, 3, 4)]
+    assert [o.status for o in outcomes] == ["returned", "returned", "crashed", "returned"]
+    assert refused_for_size(outcomes[2])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_test_that_leaves_the_batch_finds_the_child_as_its_own_calls_left_it(kind):
+    with started(kind) as worker:
+        worker.send_ahead(planned("tally", 1, 2, 3, 4, 5))
+        first = [worker.call("tally", [n]).result for n in (1, 2)]
+        # the test stops here (a failed check); the child has made the batch's other calls
+        next_test = worker.call("tally", [9])
+        spent = worker.spent
+    assert first == [[1], [1, 2]]
+    assert next_test.result == [1, 2, 9]  # not [1, 2, 3, 4, 5, 9]
+    assert worker.resyncs == 1 and worker.starts == 2
+    assert spent < FAST.call_seconds * 3  # the fresh start and the calls made again are not charged
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_batch_not_used_up_is_dropped_before_the_next_one(kind):
+    with started(kind) as worker:
+        worker.send_ahead(planned("tally", 1, 2, 3))
+        worker.call("tally", [1])
+        worker.send_ahead(planned("tally", 4, 5))
+        got = [worker.call("tally", [n]).result for n in (4, 5)]
+    assert got == [[1, 4], [1, 4, 5]]
+    assert worker.resyncs == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_repeats_in_a_batch_answer_as_call_again_does(kind):
+    with started(kind) as worker, started(kind) as alone:
+        worker.send_ahead(planned("appends", [7], [8], then_again=True))
+        pairs = []
+        for beads in ([7], [8]):
+            pairs.append((worker.call("appends", [beads]).result, worker.call_again().result))
+        expected = []
+        for beads in ([7], [8]):
+            expected.append((alone.call("appends", [beads]).result, alone.call_again().result))
+    assert pairs == expected == [([7, 1], [7, 1, 2]), ([8, 1], [8, 1, 2])]
+    assert worker.requests == 1 and worker.resyncs == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_repeat_the_batch_did_not_ask_for_is_made_in_step(kind):
+    with started(kind) as worker:
+        worker.send_ahead(planned("appends", [7], [8]))
+        first = worker.call("appends", [[7]])
+        again = worker.call_again()  # after the batch's second call had been made in the child
+        second = worker.call("appends", [[8]])
+    assert (first.result, again.result, second.result) == ([7, 1], [7, 1, 2], [8, 1])
+    assert worker.resyncs == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_child_that_shrinks_its_pipes_cannot_stall_a_batch(kind):
+    shrinks = (
+        "import fcntl\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        "        fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ: one page\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "def echo(text):\n"
+        "    return text * 2\n"
+    )
+    calls = [PlannedCall.of("echo", [f"{n:04d}" * 20]) for n in range(300)]
+    with started(kind, shrinks) as worker:
+        worker.send_ahead(calls)
+        outcomes = [worker.call("echo", list(call.args)) for call in calls]
+    assert [o.status for o in outcomes] == ["returned"] * 300
+    assert outcomes[299].result == "0299" * 40
+
+
+# -- the plans: learnt from the reference, the calls the real tests make ----------------------
+
+
+@pytest.fixture(scope="module")
+def after_game():
+    return load_suite(find_course(Path(__file__).resolve().parents[2]), "after_game")
+
+
+def test_a_property_tests_plan_is_the_calls_it_makes_on_the_reference(after_game):
+    learnt = plans.learn_all(after_game)
+    reference = after_game.challenge.folder.parents[1] / "reference" / "after_game.py"
+    made = dict(trace_calls(reference, after_game, "process"))
+    properties = {"agrees_with_michies_rules_on_any_box", "never_a_negative_count", "never_changes_its_input"}
+    assert set(learnt) == properties
+    for name, calls in learnt.items():
+        assert tuple(call_text(c.function, c.args) for c in calls) == made[name]
+    assert all(c.then_again for c in learnt["never_changes_its_input"])
+
+
+def test_a_plan_file_not_sealed_with_the_key_is_learnt_again(after_game):
+    path = plans._plan_file(after_game)
+    if path is None:
+        pytest.skip("no trusted cache folder here")
+    path.write_bytes(b"0" * 64 + b"\n" + b"not ours")
+    plans._plans.clear()
+    assert plans.plans_for(after_game) == plans.learn_all(after_game)
+    assert plans._read(path) == plans.learn_all(after_game)  # and it was written again, sealed
+
+
+def _check_counting(path, suite, monkeypatch, batch):
+    monkeypatch.setenv("MENACE_BATCH", batch)
+    counted = []
+    real_close = Child.close
+
+    def close(self):
+        counted.append((self.requests, self.batched))
+        real_close(self)
+
+    monkeypatch.setattr(Child, "close", close)
+    report = check_submission(path, suite, "process")
+    monkeypatch.setattr(Child, "close", real_close)
+    verdicts = [(t.name, t.outcome, t.points, t.detail and t.detail.problem) for t in report.tests]
+    return verdicts, counted[0]
+
+
+def test_a_check_sends_each_property_tests_calls_in_one_batch(after_game, monkeypatch):
+    reference = after_game.challenge.folder.parents[1] / "reference" / "after_game.py"
+    batched, (trips, answered_ahead) = _check_counting(reference, after_game, monkeypatch, "on")
+    alone, (trips_alone, none_ahead) = _check_counting(reference, after_game, monkeypatch, "off")
+    assert batched == alone
+    assert answered_ahead == 305 and none_ahead == 0
+    assert trips < 30 < 300 < trips_alone
+
+
+@pytest.mark.slow
+def test_every_wrong_after_game_gets_the_same_verdicts_with_batches(after_game, monkeypatch):
+    wrong = sorted((after_game.challenge.folder / "wrong").glob("*.py"))
+    assert len(wrong) >= 10
+    for path in wrong:
+        with_batches, _ = _check_counting(path, after_game, monkeypatch, "on")
+        one_by_one, _ = _check_counting(path, after_game, monkeypatch, "off")
+        assert with_batches == one_by_one, path.name
