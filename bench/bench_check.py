@@ -11,6 +11,11 @@ and the test modules it loads), so what is start-up and what is checking can be 
 ``python3 -X importtime -m menace_course check FILE`` says which modules cost what.
 
     python3 bench/bench_check.py [--runs 21] [--sandbox bwrap|process|auto]
+    python3 bench/bench_check.py --batch-side-by-side [--runs 15]
+
+``--batch-side-by-side`` times only ``menace check`` in its own process and warm, each with
+every call sent one by one (``MENACE_BATCH=off``) and with property tests' calls in batches,
+taking turns, next to a bare start.
 
 The first (cold) run generates and caches the hypothesis examples and compiled templates;
 it is reported on its own and left out of the median.
@@ -115,10 +120,33 @@ def filter_cost(kind: str, runs: int) -> None:
     print(f"  ratio with / without               {with_filter / without:7.2f} x")
 
 
+def batch_side_by_side(check: list[str], env: dict[str, str], runs: int) -> None:
+    """``menace check`` in its own process and warm, batches off and on, taking turns."""
+    bare = [sys.executable, "-c", "pass"]
+    sides = {
+        f"{where}, {label}": {**env, "MENACE_WARM": warm, "MENACE_BATCH": batch}
+        for where, warm in (("own process", "off"), ("warm checker", "on"))
+        for label, batch in (("one by one", "off"), ("batched", "on"))
+    }
+    timed(check, sides["warm checker, batched"])  # the examples and plans cached, the warm checker started
+    wait_for_warm_checker(env | {"MENACE_WARM": "on"})
+    times: dict[str, list[float]] = {"bare python start": [], **{side: [] for side in sides}}
+    for _ in range(runs):
+        times["bare python start"].append(timed(bare, env))
+        for side, side_env in sides.items():
+            times[side].append(timed(check, side_env))
+    bare_median = statistics.median(times["bare python start"])
+    print(f"runs: {runs}, taking turns (medians; x bare start):")
+    for side, found in times.items():
+        median = statistics.median(found)
+        print(f"  {side:<30} {median * 1000:7.1f} ms  {median / bare_median:5.1f} x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--sandbox", default="bwrap")
+    parser.add_argument("--batch-side-by-side", action="store_true")
     args = parser.parse_args()
     menace = shutil.which("menace", path=str(Path(sys.executable).parent)) or "menace"
     cache = tempfile.mkdtemp(prefix="menace-bench-cache-")
@@ -129,6 +157,13 @@ def main() -> None:
     imports = [sys.executable, "-c", IMPORTS]
     own_process = {**env, "MENACE_WARM": "off"}
     warm = {**env, "MENACE_WARM": "on"}
+    if args.batch_side_by_side:
+        try:
+            batch_side_by_side(check, env, args.runs)
+        finally:
+            subprocess.run([menace, "warm", "stop"], env=warm, capture_output=True, check=False)
+            shutil.rmtree(cache, ignore_errors=True)
+        return
     cold = timed(check, warm)  # generates the examples, and starts the warm checker
     wait_for_warm_checker(warm)
     runs = [

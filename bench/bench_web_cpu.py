@@ -3,9 +3,13 @@
     python3 bench/bench_web_cpu.py [--before /tmp/main-copy] [--rounds 4] [--seconds 10]
                                    [--students 4] [--workers 2] [--sandbox bwrap|process]
     python3 bench/bench_web_cpu.py --zygote-side-by-side [...]
+    python3 bench/bench_web_cpu.py --batch-side-by-side [--correct-only] [...]
 
 ``--zygote-side-by-side`` compares this tree with itself: ``scratch`` starts every sandbox
 from scratch (``MENACE_ZYGOTE=off``), ``zygote`` forks them from a zygote (``on``).
+``--batch-side-by-side`` likewise: ``single`` sends every call one by one
+(``MENACE_BATCH=off``), ``batched`` sends property tests' calls in batches.
+``--correct-only`` sends only the correct answer (issue 26's load), not the buggy one in turn.
 
 Starts one ``menace serve`` (the embedded default: SQLite in a scratch folder, ``--workers``
 graders) from each tree, both at once, each run as ``python -m menace_course`` with its
@@ -77,15 +81,14 @@ class Service:
         folder: Path,
         workers: int,
         sandbox: list[str],
-        zygote: str | None = None,
+        switched: dict[str, str] | None = None,
     ) -> None:
         self.label, self.tree = label, tree
         self.folder = folder / label
         self.folder.mkdir()
         self.db = f"sqlite:///{self.folder / 'service.sqlite3'}"
         self.env = {**os.environ, "PYTHONPATH": str(tree)}
-        if zygote is not None:
-            self.env["MENACE_ZYGOTE"] = zygote
+        self.env.update(switched or {})
         self.group: Path | None = CPUACCT / f"menace-webcpu-{os.getpid()}-{label}"
         try:
             self.group.mkdir()
@@ -169,7 +172,7 @@ def student(url: str, token: str, until: float, done: list[int], errors: list[st
     n = 0
     while time.monotonic() < until:
         n += 1
-        source = SOURCES[n % 2] + f"\n# student {index}, attempt {n}\n"
+        source = SOURCES[n % len(SOURCES)] + f"\n# student {index}, attempt {n}\n"
         request = urllib.request.Request(
             f"{url}/api/v1/checks?wait=30",
             data=json.dumps({"challenge": "after_game", "source": source}).encode(),
@@ -221,19 +224,27 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sandbox", choices=["bwrap", "process"], default="bwrap")
     parser.add_argument("--zygote-side-by-side", action="store_true", help="this tree, zygote off and on")
+    parser.add_argument("--batch-side-by-side", action="store_true", help="this tree, batches off and on")
+    parser.add_argument("--correct-only", action="store_true", help="only the correct answer")
     args = parser.parse_args()
+    if args.correct_only:
+        del SOURCES[1:]
     sandbox = ["--sandbox", "process", "--i-accept-no-sandbox"] if args.sandbox == "process" else []
     trees = ([("before", args.before.resolve())] if args.before else []) + [("after", REPO)]
-    zygote: dict[str, str] = {}
+    switched: dict[str, dict[str, str]] = {}
     if args.zygote_side_by_side:
-        trees, zygote = [("scratch", REPO), ("zygote", REPO)], {"scratch": "off", "zygote": "on"}
+        trees = [("scratch", REPO), ("zygote", REPO)]
+        switched = {"scratch": {"MENACE_ZYGOTE": "off"}, "zygote": {"MENACE_ZYGOTE": "on"}}
+    if args.batch_side_by_side:
+        trees = [("single", REPO), ("batched", REPO)]
+        switched = {"single": {"MENACE_BATCH": "off"}, "batched": {"MENACE_BATCH": "on"}}
     folder = Path(tempfile.mkdtemp(prefix="menace-bench-webcpu-"))
     services: list[Service] = []
     results: dict[str, list[dict[str, float]]] = {label: [] for label, _ in trees}
     print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}, sandbox: {args.sandbox}")
     try:
         for label, tree in trees:
-            services.append(Service(label, tree, folder, args.workers, sandbox, zygote.get(label)))
+            services.append(Service(label, tree, folder, args.workers, sandbox, switched.get(label)))
             services[-1].add_students(args.students)
         for service in services:  # warm: graders started, caches filled
             load(service, args.students, 3)

@@ -9,10 +9,12 @@ this process, so ``RUSAGE_CHILDREN`` alone misses it). Without a cgroup it falls
 
     python3 bench/cpu_per_check.py [--checks 20] [--sandbox bwrap] [--challenge SLUG ...]
     python3 bench/cpu_per_check.py --zygote-side-by-side [--rounds 3] ...
+    python3 bench/cpu_per_check.py --batch-side-by-side [--rounds 3] ...
 
 ``--zygote-side-by-side`` measures each challenge with sandboxes started from scratch
 (``MENACE_ZYGOTE=off``) and forked from the zygote, taking turns, ``--rounds`` times each,
-and prints the medians and their ratio.
+and prints the medians and their ratio. ``--batch-side-by-side`` does the same with every
+call sent one by one (``MENACE_BATCH=off``) and with property tests' calls sent in batches.
 
 Printed per challenge: calls per check (calls answered by the sandbox), round trips per
 check (requests that crossed its pipe: fewer than calls where a repeat went with its call), wall
@@ -61,10 +63,17 @@ def _remove(group: Path) -> None:
             time.sleep(0.05)
 
 
-def measure(slug: str, checks: int, sandbox: str, zygote: str = "on") -> dict[str, float]:
+#: What a side-by-side run switches: the environment variable, and each side's name.
+SWITCHES = {
+    "zygote": ("MENACE_ZYGOTE", "from scratch", "zygote"),
+    "batch": ("MENACE_BATCH", "one by one", "batched"),
+}
+
+
+def measure(slug: str, checks: int, sandbox: str, switched: dict[str, str] | None = None) -> dict[str, float]:
     """Run :func:`worker` for ``slug`` in its own process (in a cgroup where possible)."""
     group = _cgroup(slug)
-    env = {**os.environ, "MENACE_ZYGOTE": zygote}
+    env = {**os.environ, **(switched or {})}
     argv = [sys.executable, __file__, "--worker", slug, str(checks), sandbox, str(group or "")]
     if group is not None:  # join the group before exec, so that every descendant is counted
         argv = ["sh", "-c", f'echo $$ > {group / "cgroup.procs"} && exec "$@"', "sh", *argv]
@@ -185,25 +194,26 @@ def report(checks: int, sandbox: str, slugs: list[str]) -> dict[str, dict[str, f
     return results
 
 
-def side_by_side(checks: int, sandbox: str, slugs: list[str], rounds: int) -> None:
-    """Each challenge from scratch and from the zygote, taking turns; medians and ratios."""
+def side_by_side(checks: int, sandbox: str, slugs: list[str], rounds: int, switch: str) -> None:
+    """Each challenge with ``switch`` (a key of :data:`SWITCHES`) off and on, taking turns."""
+    variable, off, on = SWITCHES[switch]
 
     def median(values: list[float]) -> float:
         return sorted(values)[len(values) // 2]
 
     print(f"CPU per check (ms, all processes), {checks} checks a run, {rounds} runs each way, taking turns:")
-    heads = f"{'from scratch':>13} {'zygote':>8} {'ratio':>6} {'wall scratch':>13} {'wall zygote':>12}"
+    heads = f"{off:>13} {on:>13} {'ratio':>6} {'wall ' + off:>18} {'wall ' + on:>18}"
     print(f"  {'challenge':<12} {heads}")
     for slug in slugs:
         runs: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
         for _ in range(rounds):
             for mode in ("off", "on"):
-                runs[mode].append(measure(slug, checks, sandbox, mode))
+                runs[mode].append(measure(slug, checks, sandbox, {variable: mode}))
         cpu = {mode: median([r["total_ms"] for r in found]) for mode, found in runs.items()}
         wall = {mode: median([r["wall_ms"] for r in found]) for mode, found in runs.items()}
         print(
-            f"  {slug:<12} {cpu['off']:13.1f} {cpu['on']:8.1f} {cpu['on'] / cpu['off']:6.2f}"
-            f" {wall['off']:13.1f} {wall['on']:12.1f}"
+            f"  {slug:<12} {cpu['off']:13.1f} {cpu['on']:13.1f} {cpu['on'] / cpu['off']:6.2f}"
+            f" {wall['off']:18.1f} {wall['on']:18.1f}"
         )
 
 
@@ -217,11 +227,13 @@ def main() -> None:
     parser.add_argument("--sandbox", default="bwrap")
     parser.add_argument("--challenge", action="append", default=None)
     parser.add_argument("--zygote-side-by-side", action="store_true")
+    parser.add_argument("--batch-side-by-side", action="store_true")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    if args.zygote_side_by_side:
-        side_by_side(args.checks, args.sandbox, args.challenge or challenges(), args.rounds)
-        return
+    for switch in SWITCHES:
+        if getattr(args, f"{switch}_side_by_side"):
+            side_by_side(args.checks, args.sandbox, args.challenge or challenges(), args.rounds, switch)
+            return
     report(args.checks, args.sandbox, args.challenge or challenges())
 
 
