@@ -135,8 +135,8 @@ def plans_for(suite: Suite) -> Plans:
     None with ``MENACE_BATCH=off`` in the environment: every call then goes one by one
     (to compare, or to rule batching out when something looks wrong).
     """
-    if os.environ.get("MENACE_BATCH") == "off":
-        return {}
+    if os.environ.get("MENACE_BATCH") == "off" or all(c.kind is not TestKind.PROPERTY for c in suite.cases):
+        return {}  # (a student's kit has no property test, and perhaps no hypothesis)
     key = (suite.challenge.slug, suite.suite_hash)
     plans = _plans.get(key)
     if plans is None:
@@ -166,9 +166,13 @@ def learn_all(suite: Suite) -> Plans:
 def _plan_file(suite: Suite) -> Path | None:
     """Where this suite version's plans are kept (None where the cache cannot be trusted)."""
     folder = trusted_folder("plans")
+    try:
+        version = hypothesis_version()
+    except ImportError:  # no hypothesis here (PackageNotFoundError): nothing generated to plan from
+        return None
     if folder is None:
         return None
-    return folder / f"{suite.challenge.slug}-{suite.suite_hash}-h{hypothesis_version()}.plans"
+    return folder / f"{suite.challenge.slug}-{suite.suite_hash}-h{version}.plans"
 
 
 def _read(path: Path) -> Plans | None:
