@@ -72,6 +72,11 @@ from menace_course.sandbox.outcomes import (
 
 #: A wait ends, however starved the child was, after this many times its own limit.
 STARVATION_FACTOR = 4.0
+#: Wall-clock seconds one submission's children may spend, in all, making calls again
+#: after the tests left a batch (:meth:`Child._resync`). Not charged to the budget; the
+#: hard deadline moves by as much, so the check's watchdog (``pipeline.time_allowed``,
+#: 30 s for the grader's own work) covers it. Past it, no more batches for that submission.
+REPLAY_SECONDS = 5.0
 #: What a broken exchange with the child is, as far as the submission is concerned.
 _BROKEN = (ChannelClosed, ProtocolError, ReplyTooLarge, wire.WireError)
 
@@ -214,6 +219,7 @@ class Child:
         self._history: list[tuple[str | None, bytes]] = []
         self.batched = 0  #: calls answered from a batch, without a round trip of their own
         self.resyncs = 0  #: times the child started afresh because the tests left the batch
+        self.replayed = 0.0  #: wall-clock seconds spent making calls again (:meth:`_resync`)
         self.requests = 0  #: call requests written to the child (round trips; a repeat sent ahead is none)
         self._load_nonce = ""
         self._pending_hello = b""
@@ -651,6 +657,7 @@ class Child:
             or self._channel is None
             or self._broken
             or self.remaining() <= 0
+            or self.replayed >= REPLAY_SECONDS
             or any(call.function in self.dead_functions for call in calls)
         ):
             return 0
@@ -716,7 +723,9 @@ class Child:
         the harness noticed are as they were before. If the fresh child does not load, or
         a call made again times out or crashes (a submission that does not answer the
         same twice), it is stopped, and the next call starts a fresh child as after a
-        crash, without the calls before.
+        crash, without the calls before. So it is if making them again would take longer
+        than what is left of :data:`REPLAY_SECONDS`: a slow submission's wall-clock time is
+        not spent on the grader's repairs. The hard deadline moves by the time it took.
 
         Raises:
             MachineStarved, SandboxFailure: as for any start and call (nothing charged).
@@ -724,8 +733,12 @@ class Child:
         self.resyncs += 1
         history = self._history
         self._kill()
-        if self._broken:
+        allowance = REPLAY_SECONDS - self.replayed
+        if self._broken or allowance <= 0:
+            self._history = []
             return
+        began, deadline = time.monotonic(), self.deadline
+        self.deadline = began + allowance if deadline is None else min(deadline, began + allowance)
         saved = (
             self.spent,
             self.requests,
@@ -758,6 +771,9 @@ class Child:
             self.spent, self.requests, self.forged = spent, requests, forged
             del self.attempts[attempts:]
             self.dead_functions, self._crashes = dead, crashes
+            took = time.monotonic() - began
+            self.replayed += took
+            self.deadline = None if deadline is None else deadline + took
 
     def _restart(self, function: str) -> CallOutcome | None:
         """Start a fresh child after a timeout or crash; None when it loaded again.

@@ -20,6 +20,7 @@ from menace_course.checking.pipeline import check_submission
 from menace_course.checking.suite import call_text, load_suite
 from menace_course.course import find_course
 from menace_course.limits import Limits
+from menace_course.sandbox import child as child_module
 from menace_course.sandbox.batch import PlannedCall
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import refused_for_size
@@ -43,6 +44,10 @@ def dies_at_three(n):
     return n
 def huge_at_three(n):
     return "x" * 200_000 if n == 3 else n
+def tally_slowly(x):
+    import time
+    time.sleep(0.2)
+    return tally(x)
 def appends(beads):
     beads.append(len(beads))
     return list(beads)
@@ -115,6 +120,21 @@ def test_a_test_that_leaves_the_batch_finds_the_child_as_its_own_calls_left_it(k
     assert next_test.result == [1, 2, 9]  # not [1, 2, 3, 4, 5, 9]
     assert worker.resyncs == 1 and worker.starts == 2
     assert spent < FAST.call_seconds * 3  # the fresh start and the calls made again are not charged
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_slow_submission_is_not_made_to_wait_for_its_calls_made_again(kind, monkeypatch):
+    monkeypatch.setattr(child_module, "REPLAY_SECONDS", 0.3)
+    with started(kind) as worker:
+        worker.send_ahead(planned("tally_slowly", 1, 2, 3, 4))
+        [worker.call("tally_slowly", [n]) for n in (1, 2, 3)]  # 0.6 s of calls to make again
+        deadline = worker.deadline
+        next_test = worker.call("tally", [9])
+        later_batch = worker.send_ahead(planned("tally", 5, 6))
+    # making the three calls again would take longer than what is allowed: a fresh child instead
+    assert next_test.result == [9]
+    assert worker.resyncs == 1 and later_batch == 0
+    assert worker.deadline - deadline == pytest.approx(worker.replayed)  # its hard end moved by as much
 
 
 @pytest.mark.parametrize("kind", KINDS)
