@@ -734,7 +734,7 @@ class Child:
         history = self._history
         self._kill()
         allowance = REPLAY_SECONDS - self.replayed
-        if self._broken or allowance <= 0:
+        if self._broken or allowance <= 0 or self.remaining() <= 0:  # (no budget: no call will be made)
             self._history = []
             return
         began, deadline = time.monotonic(), self.deadline
