@@ -271,7 +271,18 @@ def run_cases(
     proxy: SubmissionProxy,
     plans: Mapping[str, tuple[PlannedCall, ...]] | None = None,
 ) -> Ran:
-    """Run every case in order; ``plans``: the calls of those cases whose calls are known ahead."""
+    """Run every case in order; ``plans``: the calls of those cases whose calls are known ahead.
+
+    A case's calls go in one batch only while every case before it passed: a submission
+    that failed once will likely fail again, and each batch a failing test leaves costs
+    the child a fresh start (:meth:`~menace_course.sandbox.child.Child.send_ahead`), so a
+    wrong submission pays for one at most.
+    """
     plans = plans or {}
-    ran = [run_case_logged(case, proxy, plans.get(case.name, ())) for case in cases]
+    ran = []
+    passing = True
+    for case in cases:
+        result, log = run_case_logged(case, proxy, plans.get(case.name, ()) if passing else ())
+        passing = passing and result.outcome is Outcome.PASSED
+        ran.append((result, log))
     return Ran(tuple(r for r, _ in ran), tuple(log for _, log in ran if log))

@@ -228,7 +228,7 @@ def _check_counting(path, suite, monkeypatch, batch):
     real_close = Child.close
 
     def close(self):
-        counted.append((self.requests, self.batched))
+        counted.append((self.requests, self.batched, self.resyncs))
         real_close(self)
 
     monkeypatch.setattr(Child, "close", close)
@@ -240,11 +240,44 @@ def _check_counting(path, suite, monkeypatch, batch):
 
 def test_a_check_sends_each_property_tests_calls_in_one_batch(after_game, monkeypatch):
     reference = after_game.challenge.folder.parents[1] / "reference" / "after_game.py"
-    batched, (trips, answered_ahead) = _check_counting(reference, after_game, monkeypatch, "on")
-    alone, (trips_alone, none_ahead) = _check_counting(reference, after_game, monkeypatch, "off")
+    batched, (trips, answered_ahead, _) = _check_counting(reference, after_game, monkeypatch, "on")
+    alone, (trips_alone, none_ahead, _) = _check_counting(reference, after_game, monkeypatch, "off")
     assert batched == alone
     assert answered_ahead == 305 and none_ahead == 0
     assert trips < 30 < 300 < trips_alone
+
+
+#: Right on every test but the property tests (a win on 5 beads adds 2), and it keeps
+#: count of its calls: after 150 it stops changing anything. Its verdicts depend on how many
+#: calls it really answered, so a child left with the batch's extra calls would differ.
+SUBTLE_AND_STATEFUL = """
+calls = 0
+def after_game(beads, square, result):
+    global calls
+    calls += 1
+    new = list(beads)
+    if calls > 150:
+        return new
+    if result == "win":
+        new[square] += 2 if beads[square] == 5 else 3
+    elif result == "draw":
+        new[square] += 1
+    elif new[square] > 0:
+        new[square] -= 1
+    return new
+"""
+
+
+def test_a_submission_that_fails_inside_a_batch_gets_the_verdicts_of_one_by_one(
+    after_game, monkeypatch, tmp_path
+):
+    path = tmp_path / "after_game.py"
+    path.write_text(SUBTLE_AND_STATEFUL)
+    batched, (_, answered_ahead, resyncs) = _check_counting(path, after_game, monkeypatch, "on")
+    one_by_one, _ = _check_counting(path, after_game, monkeypatch, "off")
+    assert batched == one_by_one
+    assert answered_ahead > 0 and resyncs == 1  # it left one batch; no batch after a failure
+    assert [v[1].value for v in batched].count("passed") not in (0, len(batched))
 
 
 @pytest.mark.slow
