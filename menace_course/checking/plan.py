@@ -85,13 +85,17 @@ class ReferenceAnswers:
         except Exception as error:
             raise _Unplannable(f"the reference's {name}: {type(error).__name__}") from error
 
+    def _returned(self, function: str, objects: list[Any]) -> CallOutcome:
+        """The reference's answer on ``objects``, as a call that returned: copies, as if sent."""
+        result = self._answer(function, objects)
+        return CallOutcome("returned", result=clone(result), args_after=tuple(clone(objects)))
+
     def call(self, function: str, args: list[Any], then_again: bool = False) -> CallOutcome:
         """Call the reference's ``function`` on a copy of ``args``; note the call."""
         self.calls.append(PlannedCall.of(function, list(args)))
         objects = clone(list(args))
-        result = self._answer(function, objects)
         self._last = (function, objects)
-        return CallOutcome("returned", result=clone(result), args_after=tuple(clone(objects)))
+        return self._returned(function, objects)
 
     def call_again(self) -> CallOutcome:
         """Call the last call's function again on the objects it left; note the repeat."""
@@ -99,9 +103,7 @@ class ReferenceAnswers:
         if self._last is None or last is None or last.then_again:
             raise _Unplannable("a call made again twice")
         self.calls[-1] = PlannedCall(last.function, last.args, last.key, then_again=True)
-        function, objects = self._last
-        result = self._answer(function, objects)
-        return CallOutcome("returned", result=clone(result), args_after=tuple(clone(objects)))
+        return self._returned(*self._last)
 
     def send_ahead(self, calls: Sequence[PlannedCall]) -> int:
         """Nothing to send: the reference answers at once."""
@@ -132,7 +134,7 @@ def learn(case: Case, slug: str) -> tuple[PlannedCall, ...] | None:
 def plans_for(suite: Suite) -> Plans:
     """Each property test's calls (by case name), learnt the first time a process asks.
 
-    None with ``MENACE_BATCH=off`` in the environment: every call then goes one by one
+    None at all with ``MENACE_BATCH=off`` in the environment: every call then goes one by one
     (to compare, or to rule batching out when something looks wrong).
     """
     if os.environ.get("MENACE_BATCH") == "off" or all(c.kind is not TestKind.PROPERTY for c in suite.cases):

@@ -7,8 +7,8 @@ the child in one write; the child answers them one after another, and each of th
 calls reads its own reply, with its own deadline, instead of making a round trip.
 
 A call is recognised by its function and the exact bytes of its arguments as they would be
-sent (:func:`argument_key`), so a sent call is used only for the very request the test
-would have made at that point. Anything else (a test that stopped early, a call the plan
+sent (:func:`~menace_course.sandbox.wire.argument_key`), so a sent call is used only for the
+very request the test would have made at that point. Anything else (a test that stopped early, a call the plan
 did not have) is a divergence: :class:`~menace_course.sandbox.child.Child` then starts the
 child afresh and makes again, uncharged, the calls the tests really made, so the child is
 where it would have been.
@@ -25,18 +25,6 @@ from typing import Any
 from menace_course.sandbox import wire
 
 
-def argument_key(args: list[Any]) -> bytes:
-    """The arguments exactly as a request carries them (marshal, version 2).
-
-    Two argument lists with the same key arrive in the child as the same values of the
-    same types: ``1``, ``1.0`` and ``True`` differ here, as do a list and a tuple.
-
-    Raises:
-        ValueError: a value that is not plain data cannot be sent.
-    """
-    return marshal.dumps(args, 2)
-
-
 @dataclass(frozen=True)
 class PlannedCall:
     """A call a test will make: the function, its arguments, and whether it is made again.
@@ -47,13 +35,13 @@ class PlannedCall:
 
     function: str
     args: tuple[Any, ...]
-    key: bytes  #: :func:`argument_key` of ``list(args)``
+    key: bytes  #: :func:`~menace_course.sandbox.wire.argument_key` of ``list(args)``
     then_again: bool = False
 
     @classmethod
     def of(cls, function: str, args: list[Any], then_again: bool = False) -> PlannedCall:
         """The planned call of ``function(*args)`` (``args`` are copied by their key)."""
-        key = argument_key(args)
+        key = wire.argument_key(args)
         return cls(function, tuple(marshal.loads(key)), key, then_again)
 
 

@@ -52,7 +52,7 @@ from menace_course.cache import seal, trusted_folder, unseal
 from menace_course.limits import Limits
 from menace_course.models import CallStatus, SandboxKind
 from menace_course.sandbox import wire, zygote
-from menace_course.sandbox.batch import PlannedCall, SentCall, argument_key, pack_batch
+from menace_course.sandbox.batch import PlannedCall, SentCall, pack_batch
 from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
 from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
 from menace_course.sandbox.launch import BWRAP_CONFINEMENT, HARNESS_DIR, UidLease, plan_launch
@@ -615,7 +615,7 @@ class Child:
             return CallOutcome("dead")
         try:
             request_args = list(args)
-            key = argument_key(request_args)
+            key = wire.argument_key(request_args)
         except ValueError as error:
             raise TypeError(f"only plain data can be sent to a submission: {error}") from None
         started = time.monotonic()
@@ -807,7 +807,7 @@ class Child:
         An ``again`` whose request went with the last call (:attr:`_ahead`) sends nothing:
         it only reads its reply, and so does a call ``sent`` ahead in a batch (whose
         repeat, if it asked for one, is then ahead). ``then_again`` sends the repeat with
-        this call. ``key``: the arguments' :func:`~menace_course.sandbox.batch.argument_key`,
+        this call. ``key``: the arguments' :func:`~menace_course.sandbox.wire.argument_key`,
         kept in the child's history.
         """
         ahead, self._ahead = self._ahead, None

@@ -334,13 +334,18 @@ def pack(request: Any) -> bytes:
     return marshal.dumps(request, 2).hex().encode() + b"\n"
 
 
-def check_sendable(value: Any) -> None:
-    """Raise ``ValueError`` unless :func:`pack` can send ``value`` (as it would, without packing it).
+def argument_key(args: list[Any]) -> bytes:
+    """The arguments exactly as :func:`pack` carries them (marshal, version 2), before the hex.
+
+    Raises ``ValueError`` where :func:`pack` would. Two argument lists with the same key
+    arrive in the child as the same values of the same types: ``1``, ``1.0`` and ``True``
+    differ here, as do a list and a tuple (:mod:`~menace_course.sandbox.batch` matches
+    calls sent ahead by it).
 
     Raises:
         ValueError: a value that is not plain data (e.g. a function) cannot be sent.
     """
-    marshal.dumps(value, 2)
+    return marshal.dumps(args, 2)
 
 
 def unpack(line: bytes) -> Any:
