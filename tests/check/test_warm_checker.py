@@ -404,6 +404,35 @@ def test_the_front_door_of_menace_loads_neither_click_nor_the_grader():
     assert not heavy & set(loaded)
 
 
+def test_a_warm_checks_copy_imports_nothing_the_warm_checker_had_not(tmp_path):
+    """What a check imports after the fork it imports for every check: it belongs in WARM_MODULES."""
+    script = (
+        "import importlib, sys\n"
+        "from menace_course.warm.server import WARM_MODULES\n"
+        "for name in WARM_MODULES: importlib.import_module(name)\n"
+        "from menace_course.warm.server import prepare_for_a_check\n"
+        "prepare_for_a_check(probe=True)\n"
+        "before = set(sys.modules)\n"
+        "from menace_course.cli import main\n"
+        f"sys.argv = ['menace', 'check', {str(CORRECT)!r}]\n"
+        "try:\n    main()\nexcept SystemExit as stop:\n    code = stop.code\n"
+        "new = sorted(set(sys.modules) - before)\n"
+        "new = [n for n in new if not n.startswith(('menace_file_', 'encodings.'))]\n"
+        "print(code, file=sys.stderr)\n"
+        "print(' '.join(new), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "MENACE_WARM": "off", "MENACE_CACHE_DIR": str(tmp_path)}
+    # The first check of a cache generates the examples (hypothesis): a warm check finds them made.
+    first = [sys.executable, "-m", "menace_course", "check", str(CORRECT)]
+    subprocess.run(first, env=env, capture_output=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    code, new = done.stderr.splitlines()[-2:]
+    assert code == "0", done.stderr[-2000:]
+    assert new.split() == []
+
+
 def test_only_checks_of_a_plainly_started_menace_go_to_the_warm_checker(monkeypatch):
     monkeypatch.setenv("MENACE_WARM", "on")
     monkeypatch.setattr(sys, "orig_argv", ["python", "/venv/bin/menace", "check", "a.py"])
