@@ -1,4 +1,4 @@
-"""Where menace keeps what it can make again: generated examples and compiled templates.
+"""Where menace keeps what it can make again: generated examples, compiled templates and code.
 
 ``$MENACE_CACHE_DIR`` names the folder; otherwise it is ``menace-course`` in the user's
 cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``). Everything here may be deleted at any
@@ -26,6 +26,7 @@ import stat
 
 TYPE_CHECKING = False  # (the warm checker's client asks for a folder with os alone: no pathlib)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 KEY_FILE = ".key"
@@ -152,4 +153,37 @@ def unseal(sealed: bytes) -> bytes | None:
     mac, _, data = sealed.partition(b"\n")
     if key is None or not hmac.compare_digest(mac, hmac.new(key, data, hashlib.sha256).hexdigest().encode()):
         return None
+    return data
+
+
+def kept(folder: str, name: str, make: Callable[[], bytes]) -> bytes:
+    """``make()``'s bytes, kept sealed in ``trusted_folder(folder)/name`` for the next process.
+
+    Read back when the file is there and sealed with this cache's key; made (and kept)
+    otherwise. ``name`` must say everything the bytes depend on (a checksum of the inputs
+    and of the Python that made them), since nothing else tells a kept file from a stale
+    one. A cache that cannot be trusted, read or written only means making them again;
+    what ``make`` raises is raised, and nothing is kept.
+    """
+    from menace_course.atomic import write_atomic  # (here: the warm checker's client imports this module)
+
+    where = trusted_folder_name(folder)
+    path = os.path.join(where, name) if where is not None else None
+    if path is not None:
+        try:
+            with open(path, "rb") as stored:
+                data = unseal(stored.read())
+        except OSError:
+            data = None
+        if data is not None:
+            return data
+    data = make()
+    sealed = seal(data) if path is not None else None
+    if path is not None and sealed is not None:
+        from pathlib import Path
+
+        try:
+            write_atomic(Path(path), sealed)
+        except OSError:
+            pass  # a read-only cache is not an error: made again next time
     return data

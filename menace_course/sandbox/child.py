@@ -47,8 +47,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from menace_course.atomic import write_atomic
-from menace_course.cache import seal, trusted_folder, unseal
+from menace_course.cache import kept
 from menace_course.limits import Limits
 from menace_course.models import CallStatus, SandboxKind
 from menace_course.sandbox import wire, zygote
@@ -112,15 +111,10 @@ def _compiled(source: Path) -> bytes:
     """The ``.pyc`` bytes of ``source``: from the sealed cache, or compiled (and kept) now."""
     data = source.read_bytes()
     key = hashlib.sha256(data + b"\0" + sys.version.encode() + b"\0" + str(source).encode()).hexdigest()
-    cache = trusted_folder("harness")
-    kept = cache / f"{source.stem}-{key[:24]}.pyc.sealed" if cache is not None else None
-    if kept is not None:
-        try:
-            code = unseal(kept.read_bytes())
-        except OSError:
-            code = None
-        if code is not None:
-            return code
+    return kept("harness", f"{source.stem}-{key[:24]}.pyc.sealed", lambda: _pyc_of(source))
+
+
+def _pyc_of(source: Path) -> bytes:
     with tempfile.TemporaryDirectory(prefix="menace-compile-") as scratch:
         target = Path(scratch) / "out.pyc"
         py_compile.compile(
@@ -129,14 +123,7 @@ def _compiled(source: Path) -> bytes:
             doraise=True,
             invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
         )
-        code = target.read_bytes()
-    sealed = seal(code) if kept is not None else None
-    if kept is not None and sealed is not None:
-        try:
-            write_atomic(kept, sealed)
-        except OSError:
-            pass  # a read-only cache is not an error: compile again next time
-    return code
+        return target.read_bytes()
 
 
 def _timed(outcome: CallOutcome, seconds: float) -> CallOutcome:

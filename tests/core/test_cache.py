@@ -96,3 +96,80 @@ def test_a_cached_harness_someone_else_rewrote_is_never_run_and_is_made_again(ca
     for forged in (evil, mac + b"\n" + evil, b"0" * 64 + b"\n" + evil):
         kept.write_bytes(forged)
         assert child._compiled(source) == genuine
+
+
+def test_a_test_files_code_comes_back_from_the_cache_without_compiling_again(
+    cache_folder, tmp_path, monkeypatch
+):
+    from menace_course.checking import importing
+
+    path = tmp_path / "test_beads.py"
+    path.write_text("BEADS = 3\n")
+    first = importing.code_of(path, path.read_bytes())
+    assert list((cache_folder / "code").glob("test_beads-*.code"))
+
+    def no_compiling(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(importing, "compile", no_compiling, raising=False)
+    again = importing.code_of(path, path.read_bytes())
+    assert again == first and again.co_filename == str(path)
+
+
+def test_cached_code_someone_else_rewrote_is_never_run_and_is_made_again(cache_folder, tmp_path):
+    import marshal
+
+    from menace_course.checking import importing
+
+    path = tmp_path / "test_beads.py"
+    path.write_text("BEADS = 3\n")
+    importing.code_of(path, path.read_bytes())
+    [kept] = (cache_folder / "code").glob("test_beads-*.code")
+    mac, _, _ = kept.read_bytes().partition(b"\n")
+    evil = marshal.dumps(
+        compile("BEADS = 666\n", str(path), "exec")
+    )  # what a child as the grader could write
+    for forged in (evil, mac + b"\n" + evil, b"0" * 64 + b"\n" + evil):
+        kept.write_bytes(forged)
+        namespace: dict[str, object] = {}
+        exec(importing.code_of(path, path.read_bytes()), namespace)
+        assert namespace["BEADS"] == 3
+
+
+def test_an_edited_test_file_is_compiled_afresh_not_read_from_the_cache(cache_folder, tmp_path):
+    from menace_course.checking import importing
+
+    path = tmp_path / "test_beads.py"
+    for beads in (3, 4):
+        path.write_text(f"BEADS = {beads}\n")
+        namespace: dict[str, object] = {}
+        exec(importing.code_of(path, path.read_bytes()), namespace)
+        assert namespace["BEADS"] == beads
+    assert len(list((cache_folder / "code").glob("test_beads-*.code"))) == 2
+
+
+def test_a_challenge_files_tables_come_back_from_the_cache_and_a_forged_file_is_ignored(
+    cache_folder, monkeypatch
+):
+    import marshal
+
+    from menace_course import catalog
+
+    text = 'function = "after_game"\n[limits]\ncall_seconds = 2\n'
+    assert catalog.parsed_toml(text) == {"function": "after_game", "limits": {"call_seconds": 2}}
+    [kept] = (cache_folder / "toml").glob("*.toml.marshal")
+    monkeypatch.setattr(catalog.tomllib, "loads", lambda text: {"parsed": "again"})
+    assert catalog.parsed_toml(text)["function"] == "after_game"  # read back, not parsed
+    mac, _, _ = kept.read_bytes().partition(b"\n")
+    kept.write_bytes(mac + b"\n" + marshal.dumps({"function": "forged"}))
+    assert catalog.parsed_toml(text) == {"parsed": "again"}  # the seal did not match: parsed again
+
+
+def test_a_challenge_file_with_a_date_is_parsed_without_the_cache(cache_folder):
+    import datetime
+
+    from menace_course import catalog
+
+    text = "opens = 2026-12-07\n"
+    assert catalog.parsed_toml(text) == {"opens": datetime.date(2026, 12, 7)}
+    assert not list((cache_folder / "toml").glob("*"))
