@@ -17,6 +17,12 @@ when it is, byte for byte, the request the test makes at that point; anything el
 the child start again with the calls really made (:meth:`~menace_course.sandbox.child.Child.send_ahead`),
 so a plan that is wrong costs time, never a verdict.
 
+Each planned call also carries the reply the reference's answer makes
+(:class:`~menace_course.sandbox.batch.KnownReply`): a submission whose reply is that very
+line is read without parsing it (the values are the plan's), and any other reply is read
+strictly. The outcome is a function of the reply's bytes either way, so a reference edited
+since a plan was learnt costs parsing, never a verdict.
+
 Only the reference's answers and the test's own inputs are in a plan: nothing a
 submission said reaches another submission's child. A property test is planned when
 the reference passes it; an example or a plain hidden test makes a call or two, which
@@ -25,6 +31,7 @@ go one by one as before.
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import os
 from collections.abc import Mapping, Sequence
@@ -40,12 +47,14 @@ from menace_course.checking.replay import hypothesis_version
 from menace_course.checking.suite import Case, Suite
 from menace_course.checking.testing import reference_module
 from menace_course.models import TestKind
-from menace_course.sandbox.batch import PlannedCall
+from menace_course.sandbox.batch import KnownReply, PlannedCall
 from menace_course.sandbox.outcomes import CallOutcome, FunctionInfo
 
 #: Tests making fewer calls than this go one by one: a batch saves little on them, and
 #: one the test leaves early costs the child a fresh start.
 FEWEST_CALLS = 4
+#: The version of a plan file's contents (part of its name: a file of another is not read).
+PLAN_FORMAT = "p2"
 #: Suite versions whose plans a process keeps (a service that follows edits sees new ones).
 KEPT_SUITES = 32
 
@@ -85,25 +94,30 @@ class ReferenceAnswers:
         except Exception as error:
             raise _Unplannable(f"the reference's {name}: {type(error).__name__}") from error
 
-    def _returned(self, function: str, objects: list[Any]) -> CallOutcome:
-        """The reference's answer on ``objects``, as a call that returned: copies, as if sent."""
+    def _returned(self, function: str, objects: list[Any]) -> tuple[CallOutcome, KnownReply | None]:
+        """The reference's answer on ``objects``, as a call that returned (copies, as if sent),
+        and the reply the harness writes for it."""
         result = self._answer(function, objects)
-        return CallOutcome("returned", result=clone(result), args_after=tuple(clone(objects)))
+        outcome = CallOutcome("returned", result=clone(result), args_after=tuple(clone(objects)))
+        return outcome, KnownReply.of(outcome.result, outcome.args_after)
 
     def call(self, function: str, args: list[Any], then_again: bool = False) -> CallOutcome:
-        """Call the reference's ``function`` on a copy of ``args``; note the call."""
-        self.calls.append(PlannedCall.of(function, list(args)))
+        """Call the reference's ``function`` on a copy of ``args``; note the call and its reply."""
+        planned = PlannedCall.of(function, list(args))
         objects = clone(list(args))
         self._last = (function, objects)
-        return self._returned(function, objects)
+        outcome, reply = self._returned(function, objects)
+        self.calls.append(dataclasses.replace(planned, reply=reply))
+        return outcome
 
     def call_again(self) -> CallOutcome:
-        """Call the last call's function again on the objects it left; note the repeat."""
+        """Call the last call's function again on the objects it left; note the repeat and its reply."""
         last = self.calls[-1] if self.calls else None
         if self._last is None or last is None or last.then_again:
             raise _Unplannable("a call made again twice")
-        self.calls[-1] = PlannedCall(last.function, last.args, last.key, then_again=True)
-        return self._returned(*self._last)
+        outcome, reply = self._returned(*self._last)
+        self.calls[-1] = dataclasses.replace(last, then_again=True, again_reply=reply)
+        return outcome
 
     def send_ahead(self, calls: Sequence[PlannedCall]) -> int:
         """Nothing to send: the reference answers at once."""
@@ -174,7 +188,7 @@ def _plan_file(suite: Suite) -> Path | None:
         return None
     if folder is None:
         return None
-    return folder / f"{suite.challenge.slug}-{suite.suite_hash}-h{version}.plans"
+    return folder / f"{suite.challenge.slug}-{suite.suite_hash}-h{version}-{PLAN_FORMAT}.plans"
 
 
 def _read(path: Path) -> Plans | None:
@@ -183,20 +197,48 @@ def _read(path: Path) -> Plans | None:
         data = unseal(path.read_bytes())
         if data is None:
             return None  # not sealed with our key: learnt again, never trusted
-        stored: dict[str, list[tuple[str, bytes, bool]]] = marshal.loads(data)
+        stored: dict[str, list[_Stored]] = marshal.loads(data)
         return {name: tuple(_planned(*call) for call in calls) for name, calls in stored.items()}
     except (OSError, ValueError, EOFError, TypeError, AttributeError):
         return None  # absent or damaged: learnt again
 
 
-def _planned(function: str, key: bytes, then_again: bool) -> PlannedCall:
-    return PlannedCall(function, tuple(marshal.loads(key)), key, then_again)
+#: A planned call as its file keeps it: the function, the arguments' key, whether it is
+#: made again, and the known replies to it and its repeat (``tail, values``; None: unknown).
+_Stored = tuple[str, bytes, bool, tuple[bytes, bytes] | None, tuple[bytes, bytes] | None]
+
+
+def _planned(
+    function: str,
+    key: bytes,
+    then_again: bool,
+    reply: tuple[bytes, bytes] | None,
+    again: tuple[bytes, bytes] | None,
+) -> PlannedCall:
+    return PlannedCall(function, tuple(marshal.loads(key)), key, then_again, _known(reply), _known(again))
+
+
+def _known(stored: tuple[bytes, bytes] | None) -> KnownReply | None:
+    if stored is None:
+        return None
+    tail, values = stored
+    if type(tail) is not bytes or type(values) is not bytes:
+        raise TypeError("a known reply is two byte strings")
+    return KnownReply(tail, values)
+
+
+def _kept(reply: KnownReply | None) -> tuple[bytes, bytes] | None:
+    return None if reply is None else (reply.tail, reply.values)
 
 
 def _write(path: Path, plans: Plans) -> None:
     """Keep ``plans`` in ``path``, sealed; a cache that cannot be written is not an error."""
     stored = {
-        name: [(call.function, call.key, call.then_again) for call in calls] for name, calls in plans.items()
+        name: [
+            (call.function, call.key, call.then_again, _kept(call.reply), _kept(call.again_reply))
+            for call in calls
+        ]
+        for name, calls in plans.items()
     }
     sealed = seal(marshal.dumps(stored))
     if sealed is not None:

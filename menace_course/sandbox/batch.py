@@ -12,6 +12,13 @@ very request the test would have made at that point. Anything else (a test that 
 did not have) is a divergence: :class:`~menace_course.sandbox.child.Child` then starts the
 child afresh and makes again, uncharged, the calls the tests really made, so the child is
 where it would have been.
+
+A planned call also carries the reply a correct answer gives (:class:`KnownReply`, made
+from the reference's answer): a reply that is, byte for byte, that line under the call's
+own id and nonce is exactly what :func:`~menace_course.sandbox.outcomes.read_reply` would
+accept and read, so the grader takes its values from the plan instead of parsing it. Any
+other reply (a different value, something printed, a note of the harness's) is read
+strictly, as always.
 """
 
 from __future__ import annotations
@@ -23,6 +30,59 @@ from dataclasses import dataclass
 from typing import Any
 
 from menace_course.sandbox import wire
+from menace_course.sandbox.outcomes import CallOutcome, ProtocolError, read_reply
+
+#: The id and nonce :meth:`KnownReply.of` writes its sample reply under (any would do).
+_SAMPLE_ID, _SAMPLE_NONCE = 1, "0" * 32
+
+
+@dataclass(frozen=True)
+class KnownReply:
+    """The reply a call that returns what the reference returns gets, known before it comes.
+
+    ``tail`` is the reply's line after its id and nonce, as the harness writes it
+    (:func:`~menace_course.sandbox.wire.dumps`: nothing printed, nothing noticed) and the
+    channel gives it (without the newline);
+    ``values`` is ``marshal`` of the result and the arguments after the call, exactly as
+    :func:`~menace_course.sandbox.outcomes.read_reply` reads them from that line.
+    """
+
+    tail: bytes
+    values: bytes
+
+    @classmethod
+    def of(cls, result: Any, args_after: Sequence[Any]) -> KnownReply | None:
+        """The reply for a call that returned ``result`` and left ``args_after``.
+
+        None when it cannot be known by its bytes: a value that does not cross as plain
+        data (an opaque object, a huge integer), which no two replies carry alike.
+        """
+        message = {
+            "id": _SAMPLE_ID,
+            "nonce": _SAMPLE_NONCE,
+            "ok": True,
+            "result": wire.encode(result),
+            "args_after": [wire.encode(arg) for arg in args_after],
+        }
+        try:
+            line = wire.dumps(message)
+            read = read_reply(wire.loads(line), _SAMPLE_ID, _SAMPLE_NONCE)
+            values = marshal.dumps((read.result, read.args_after), 2)
+        except (ValueError, TypeError, ProtocolError):  # an Opaque is not marshalled, nor a huge integer
+            return None
+        head = wire.reply_head(_SAMPLE_ID, _SAMPLE_NONCE)
+        if not (line.startswith(head) and line.endswith(b"\n")):
+            return None
+        return cls(line[len(head) : -1], values)
+
+    def line(self, call_id: int, nonce: str) -> bytes:
+        """The line (without its newline) the harness writes for this reply to request ``call_id``."""
+        return wire.reply_head(call_id, nonce) + self.tail
+
+    def outcome(self) -> CallOutcome:
+        """What reading the line gives: a call that returned, with fresh copies of the values."""
+        result, args_after = marshal.loads(self.values)
+        return CallOutcome("returned", result=result, args_after=args_after)
 
 
 @dataclass(frozen=True)
@@ -37,12 +97,17 @@ class PlannedCall:
     args: tuple[Any, ...]
     key: bytes  #: :func:`~menace_course.sandbox.wire.argument_key` of ``list(args)``
     then_again: bool = False
+    #: the reply of a correct answer to the call, and to its repeat (None: not known)
+    reply: KnownReply | None = None
+    again_reply: KnownReply | None = None
 
     @classmethod
-    def of(cls, function: str, args: list[Any], then_again: bool = False) -> PlannedCall:
+    def of(
+        cls, function: str, args: list[Any], then_again: bool = False, reply: KnownReply | None = None
+    ) -> PlannedCall:
         """The planned call of ``function(*args)`` (``args`` are copied by their key)."""
         key = wire.argument_key(args)
-        return cls(function, tuple(marshal.loads(key)), key, then_again)
+        return cls(function, tuple(marshal.loads(key)), key, then_again, reply)
 
 
 @dataclass(frozen=True)
@@ -55,6 +120,8 @@ class SentCall:
     call_id: int
     nonce: str
     then: tuple[int, str] | None  #: the repeat's id and nonce, when it was asked for too
+    reply: KnownReply | None = None  #: the reply of a correct answer, when known
+    then_reply: KnownReply | None = None  #: the same for the repeat
 
 
 def pack_batch(calls: Sequence[PlannedCall], last_id: int) -> tuple[bytes, list[SentCall]]:
@@ -76,5 +143,9 @@ def pack_batch(calls: Sequence[PlannedCall], last_id: int) -> tuple[bytes, list[
             then = (next_id, secrets.token_hex(16))
             message["then"] = {"id": then[0], "nonce": then[1]}
         chunks.append(wire.pack(message))
-        sent.append(SentCall(call.function, call.key, len(call.args), call_id, nonce, then))
+        sent.append(
+            SentCall(
+                call.function, call.key, len(call.args), call_id, nonce, then, call.reply, call.again_reply
+            )
+        )
     return b"".join(chunks), sent

@@ -51,7 +51,7 @@ from menace_course.cache import kept
 from menace_course.limits import Limits
 from menace_course.models import CallStatus, SandboxKind
 from menace_course.sandbox import wire, zygote
-from menace_course.sandbox.batch import PlannedCall, SentCall, pack_batch
+from menace_course.sandbox.batch import KnownReply, PlannedCall, SentCall, pack_batch
 from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
 from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
 from menace_course.sandbox.launch import BWRAP_CONFINEMENT, HARNESS_DIR, UidLease, plan_launch
@@ -191,8 +191,9 @@ class Child:
         #: :meth:`call_again` may ask the child to call again
         self._last_returned: tuple[int, str, int] | None = None
         #: the "again" call sent with the last call (``call(..., then_again=True)``), when
-        #: that call returned: its id, nonce, and when (and how starved) its wait began
-        self._ahead: tuple[int, str, float, float] | None = None
+        #: that call returned: its id, nonce, when (and how starved) its wait began, and
+        #: the reply a correct answer gives it, when the batch knew it
+        self._ahead: tuple[int, str, float, float, KnownReply | None] | None = None
         #: repeats sent ahead that no :meth:`call_again` took: the test stopped after the
         #: call, or the grader mispredicted (each made the child start again: :meth:`_resync`)
         self.unused_repeats = 0
@@ -205,6 +206,8 @@ class Child:
         #: key), or (None, b"") for a repeat of the call before: what :meth:`_resync` makes again
         self._history: list[tuple[str | None, bytes]] = []
         self.batched = 0  #: calls answered from a batch, without a round trip of their own
+        #: replies that were, byte for byte, the reply the plan knew (:class:`KnownReply`): not parsed
+        self.known_replies = 0
         self.resyncs = 0  #: times the child started afresh because the tests left the batch
         self.replayed = 0.0  #: wall-clock seconds spent making calls again (:meth:`_resync`)
         self.requests = 0  #: call requests written to the child (round trips; a repeat sent ahead is none)
@@ -801,12 +804,15 @@ class Child:
         self._last_returned = None
         since = None
         then: tuple[int, str] | None = None
+        known = then_known = None
         if again is not None and ahead is not None:
             call_id, nonce = ahead[0], ahead[1]
             request = b""
             since = (ahead[2], ahead[3])
+            known = ahead[4]
         elif sent is not None:
             call_id, nonce, then = sent.call_id, sent.nonce, sent.then
+            known, then_known = sent.reply, sent.then_reply
             request = b""
             since = self._last_reply
             self.batched += 1
@@ -826,9 +832,13 @@ class Child:
         seconds = min(self.limits.call_seconds, budget)
         try:
             line = self._wait_line(seconds, send=request, since=since)
-            outcome = read_reply(wire.loads(line), call_id, nonce)
-            if outcome.status == "returned" and len(outcome.args_after) != len(args):
-                raise ProtocolError("args_after does not match the arguments sent")
+            if known is not None and line == known.line(call_id, nonce):
+                outcome = known.outcome()  # what read_reply gives for these very bytes
+                self.known_replies += 1
+            else:
+                outcome = read_reply(wire.loads(line), call_id, nonce)
+                if outcome.status == "returned" and len(outcome.args_after) != len(args):
+                    raise ProtocolError("args_after does not match the arguments sent")
         except MachineStarved:
             self._kill()  # nothing counted against the function, nothing charged (call() adds no time)
             raise
@@ -850,7 +860,7 @@ class Child:
             if then is not None:  # the child is making the repeat now: its wait starts here
                 delay = self._run_delay()
                 starved = delay.seconds() if delay else 0.0
-                self._ahead = (then[0], then[1], time.monotonic(), starved)
+                self._ahead = (then[0], then[1], time.monotonic(), starved, then_known)
         if self._pending and self._ahead is None:  # the next call sent ahead is being made now
             delay = self._run_delay()
             self._last_reply = (time.monotonic(), delay.seconds() if delay else 0.0)

@@ -619,7 +619,7 @@ def make_guard(attempts: list[dict[str, str]]) -> Any:
 #: The codec's grader-side half (decoding, and its classes), which no sandbox needs.
 CODEC_GRADER_SIDE = (
     *("Opaque", "WireError", "decode", "_items", "loads", "_no_constant", "pack"),
-    *("argument_key", "_decoder", "_json_module", "_DECODER", "_SELF_DECODING"),
+    *("argument_key", "reply_head", "_decoder", "_json_module", "_DECODER", "_SELF_DECODING"),
 )
 
 

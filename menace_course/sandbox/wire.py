@@ -279,6 +279,16 @@ def dumps(message: Any) -> bytes:
     return "".join(out).encode()
 
 
+def reply_head(call_id: int, nonce: str) -> bytes:
+    """How every reply's line begins: its id and nonce, as :func:`dumps` writes them.
+
+    The harness puts ``id`` and ``nonce`` first in every reply, and :func:`dumps` writes
+    compactly (no spaces), so a reply to ``call_id`` starts with exactly these bytes (a
+    nonce is hex: nothing to escape).
+    """
+    return b'{"id":%d,"nonce":"%s",' % (call_id, nonce.encode())
+
+
 def loads(line: bytes) -> Any:
     """Parse one line; malformed, too deep or too large input raises :class:`WireError`.
 

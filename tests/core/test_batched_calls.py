@@ -10,6 +10,7 @@ child is hostile: a child that shrinks its pipes cannot stall a batch, and repli
 order are a forgery.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,10 @@ from menace_course.checking.suite import call_text, load_suite
 from menace_course.course import find_course
 from menace_course.limits import Limits
 from menace_course.sandbox import child as child_module
-from menace_course.sandbox.batch import PlannedCall
+from menace_course.sandbox import wire
+from menace_course.sandbox.batch import KnownReply, PlannedCall
 from menace_course.sandbox.child import Child
-from menace_course.sandbox.outcomes import refused_for_size
+from menace_course.sandbox.outcomes import read_reply, refused_for_size
 
 KINDS = [pytest.param("process", id="process"), pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap)]
 FAST = Limits(call_seconds=0.5, import_seconds=2, budget_seconds=20)
@@ -193,6 +195,72 @@ def test_a_child_that_shrinks_its_pipes_cannot_stall_a_batch(kind):
     assert outcomes[299].result == "0299" * 40
 
 
+# -- known replies: a reply byte for byte the reference's is not parsed, and only such a one --
+
+
+@pytest.mark.parametrize(
+    ("result", "args_after"),
+    [
+        ([4, 0, 3], ([4, 0, 3], 2, "win")),
+        ((1, 2.5, True, None), ()),
+        ({"x": [1, 2], (1, 2): {3, 4}}, (frozenset({"a"}),)),
+        ("caf\u00e9 \ud800 \U0001f600", ([], {})),
+        (float("inf"), (-0.0, 10**300)),
+    ],
+)
+def test_a_known_reply_reads_as_the_strict_reader_reads_its_bytes(result, args_after):
+    known = KnownReply.of(result, args_after)
+    assert known is not None
+    nonce = "ab" * 16
+    line = known.line(7, nonce)
+    assert known.outcome() == read_reply(wire.loads(line), 7, nonce)
+    assert known.outcome().result is not known.outcome().result  # a fresh copy each time
+
+
+def test_a_value_that_does_not_cross_as_plain_data_has_no_known_reply():
+    assert KnownReply.of(object(), ()) is None
+    assert KnownReply.of(10**5000, ()) is None
+    assert KnownReply.of([1], (iter([]),)) is None
+
+
+NEARLY_DOUBLES = """
+import sys
+def double(n):
+    if n == 3:
+        return 6.0  # equal to 6, but not the same value
+    if n == 4:
+        print("four")
+    if n == 5:
+        sys._current_frames()  # the harness notes it: its reply says so
+    return n * 2
+"""
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_reply_unlike_the_known_one_is_read_strictly(kind):
+    calls = [PlannedCall.of("double", [n], reply=KnownReply.of(n * 2, (n,))) for n in (1, 2, 3, 4, 5)]
+    # the known reply of each is its double, as an int, with nothing printed or noticed
+    with started(kind, NEARLY_DOUBLES) as worker, started(kind, NEARLY_DOUBLES) as alone:
+        assert worker.send_ahead(calls) == 5
+        batched = [worker.call("double", [n]) for n in (1, 2, 3, 4, 5)]
+        one_by_one = [alone.call("double", [n]) for n in (1, 2, 3, 4, 5)]
+    assert [replace(o, seconds=0) for o in batched] == [replace(o, seconds=0) for o in one_by_one]
+    assert type(batched[2].result) is float and batched[3].printed.text == "four\n"
+    assert [a.event for a in batched[4].attempts] == ["sys._current_frames"]
+    assert worker.known_replies == 2 and alone.known_replies == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_known_repeat_answers_as_call_again_does(kind):
+    call = PlannedCall.of("appends", [[7]], then_again=True, reply=KnownReply.of([7, 1], ([7, 1],)))
+    calls = [replace(call, again_reply=KnownReply.of([7, 1, 2], ([7, 1, 2],)))]
+    with started(kind) as worker:
+        worker.send_ahead(calls)
+        first, again = worker.call("appends", [[7]]), worker.call_again()
+    assert (first.result, first.args_after, again.result) == ([7, 1], ([7, 1],), [7, 1, 2])
+    assert worker.known_replies == 2
+
+
 # -- the plans: learnt from the reference, the calls the real tests make ----------------------
 
 
@@ -228,7 +296,7 @@ def _check_counting(path, suite, monkeypatch, batch):
     real_close = Child.close
 
     def close(self):
-        counted.append((self.requests, self.batched, self.resyncs))
+        counted.append((self.requests, self.batched, self.resyncs, self.known_replies))
         real_close(self)
 
     monkeypatch.setattr(Child, "close", close)
@@ -240,11 +308,16 @@ def _check_counting(path, suite, monkeypatch, batch):
 
 def test_a_check_sends_each_property_tests_calls_in_one_batch(after_game, monkeypatch):
     reference = after_game.challenge.folder.parents[1] / "reference" / "after_game.py"
-    batched, (trips, answered_ahead, _) = _check_counting(reference, after_game, monkeypatch, "on")
-    alone, (trips_alone, none_ahead, _) = _check_counting(reference, after_game, monkeypatch, "off")
+    batched, (trips, answered_ahead, _, known) = _check_counting(reference, after_game, monkeypatch, "on")
+    alone, (trips_alone, none_ahead, _, none_known) = _check_counting(
+        reference, after_game, monkeypatch, "off"
+    )
     assert batched == alone
     assert answered_ahead == 305 and none_ahead == 0
     assert trips < 30 < 300 < trips_alone
+    # every batched call's reply, and its repeat's, was the reference's: read by its bytes
+    assert known == 305 + sum(c.then_again for calls in plans.learn_all(after_game).values() for c in calls)
+    assert none_known == 0
 
 
 #: Right on every test but the property tests (a win on 5 beads adds 2), and it keeps
@@ -273,7 +346,7 @@ def test_a_submission_that_fails_inside_a_batch_gets_the_verdicts_of_one_by_one(
 ):
     path = tmp_path / "after_game.py"
     path.write_text(SUBTLE_AND_STATEFUL)
-    batched, (_, answered_ahead, resyncs) = _check_counting(path, after_game, monkeypatch, "on")
+    batched, (_, answered_ahead, resyncs, _) = _check_counting(path, after_game, monkeypatch, "on")
     one_by_one, _ = _check_counting(path, after_game, monkeypatch, "off")
     assert batched == one_by_one
     assert answered_ahead > 0 and resyncs == 1  # it left one batch; no batch after a failure
