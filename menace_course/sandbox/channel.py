@@ -40,7 +40,10 @@ class Channel:
         self.requests = requests
         self.replies = replies
         self.reply_cap = reply_cap
-        self._buffer = b""
+        #: what came from the child and was not yet given out, from :attr:`_start` on (a
+        #: batch's replies come many to a read: a line is given without copying the rest)
+        self._buffer = bytearray()
+        self._start = 0
         self._outgoing = bytearray()
         os.set_blocking(requests, False)
         os.set_blocking(replies, False)
@@ -113,8 +116,10 @@ class Channel:
             ChannelClosed: the child closed the pipe first.
             ReplyTooLarge: the line is longer than the cap.
         """
-        while b"\n" not in self._buffer:
-            if len(self._buffer) > self.reply_cap:
+        searched = self._start  # no newline before here
+        while (end := self._buffer.find(b"\n", searched)) < 0:
+            searched = len(self._buffer)
+            if searched - self._start > self.reply_cap:
                 raise ReplyTooLarge(f"a reply longer than {self.reply_cap} bytes")
             # Asked first, not learnt from a failed read (a BlockingIOError costs more than
             # the poll), in one poll: what is already there is read whatever the time.
@@ -136,7 +141,14 @@ class Channel:
             if not chunk:
                 raise ChannelClosed("the child closed its reply pipe")
             self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
+        line = bytes(self._buffer[self._start : end])
+        self._start = end + 1
+        if self._start == len(self._buffer):
+            self._buffer.clear()
+            self._start = 0
+        elif self._start > 65536:  # keep the buffer short: drop what was given out
+            del self._buffer[: self._start]
+            self._start = 0
         if len(line) > self.reply_cap:
             raise ReplyTooLarge(f"a reply longer than {self.reply_cap} bytes")
         return line
@@ -160,5 +172,6 @@ class Channel:
                 except OSError:
                     pass
         self.requests = self.replies = -1
-        self._buffer = b""
+        self._buffer.clear()
+        self._start = 0
         self._outgoing.clear()

@@ -23,7 +23,7 @@ from menace_course.course import find_course
 from menace_course.limits import Limits
 from menace_course.sandbox import child as child_module
 from menace_course.sandbox import wire
-from menace_course.sandbox.batch import KnownReply, PlannedCall
+from menace_course.sandbox.batch import KnownReply, PlannedCall, pack_batch
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import read_reply, refused_for_size
 
@@ -193,6 +193,19 @@ def test_a_child_that_shrinks_its_pipes_cannot_stall_a_batch(kind):
         outcomes = [worker.call("echo", list(call.args)) for call in calls]
     assert [o.status for o in outcomes] == ["returned"] * 300
     assert outcomes[299].result == "0299" * 40
+
+
+def test_every_request_of_a_batch_has_a_nonce_of_its_own():
+    calls = planned("appends", *([n] for n in range(40)), then_again=True) + planned("tally", *range(40))
+    data, sent = pack_batch(calls, last_id=10)
+    requests = [wire.unpack(line) for line in data.splitlines()]
+    nonces = [r["nonce"] for r in requests] + [r["then"]["nonce"] for r in requests if "then" in r]
+    assert len(nonces) == len(set(nonces)) == 120
+    assert all(len(n) == 32 and int(n, 16) >= 0 for n in nonces)
+    assert [r["id"] for r in requests] == [s.call_id for s in sent] and sent[0].call_id == 11
+    assert [(s.nonce, s.then) for s in sent] == [
+        (r["nonce"], (r["then"]["id"], r["then"]["nonce"]) if "then" in r else None) for r in requests
+    ]
 
 
 # -- known replies: a reply byte for byte the reference's is not parsed, and only such a one --

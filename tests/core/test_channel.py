@@ -30,6 +30,24 @@ def test_a_line_already_there_is_read_even_after_the_deadline(pipes):
     assert channel.receive(time.monotonic() - 1) == b"two"
 
 
+def test_many_lines_in_one_read_come_out_one_by_one_in_order(pipes):
+    channel, _, reply_write = pipes
+    lines = [b"%06d" % n * 10 for n in range(2000)]  # 122 KB: more than a read takes at once
+    writer = threading.Thread(target=lambda: os.write(reply_write, b"\n".join(lines) + b"\n"))
+    writer.start()
+    got = [channel.receive(time.monotonic() + 5) for _ in lines]
+    writer.join()
+    assert got == lines and all(type(line) is bytes for line in got)
+
+
+def test_a_line_longer_than_the_cap_is_refused_after_shorter_ones_in_the_same_read(pipes):
+    channel, _, reply_write = pipes
+    os.write(reply_write, b"short\n" + b"x" * 150)
+    assert channel.receive(time.monotonic() + 1) == b"short"
+    with pytest.raises(ReplyTooLarge):
+        channel.receive(time.monotonic() + 1)
+
+
 def test_no_line_in_time_is_a_timeout_and_a_late_line_is_read_next(pipes):
     channel, _, reply_write = pipes
     os.write(reply_write, b"half")
