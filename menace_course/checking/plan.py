@@ -103,11 +103,10 @@ class ReferenceAnswers:
 
     def call(self, function: str, args: list[Any], then_again: bool = False) -> CallOutcome:
         """Call the reference's ``function`` on a copy of ``args``; note the call and its reply."""
-        planned = PlannedCall.of(function, list(args))
-        objects = clone(list(args))
+        objects = clone(list(args))  # the reference works on copies: ``args`` stay as the test made them
         self._last = (function, objects)
         outcome, reply = self._returned(function, objects)
-        self.calls.append(dataclasses.replace(planned, reply=reply))
+        self.calls.append(PlannedCall.of(function, list(args), reply=reply))
         return outcome
 
     def call_again(self) -> CallOutcome:

@@ -114,14 +114,10 @@ class PlannedCall:
 class SentCall:
     """A planned call whose request is written (or queued) to the child, waiting for its reply."""
 
-    function: str
-    key: bytes
-    arity: int
+    call: PlannedCall  #: what was asked for (its function, arguments' key, known replies)
     call_id: int
     nonce: str
     then: tuple[int, str] | None  #: the repeat's id and nonce, when it was asked for too
-    reply: KnownReply | None = None  #: the reply of a correct answer, when known
-    then_reply: KnownReply | None = None  #: the same for the repeat
 
 
 def pack_batch(calls: Sequence[PlannedCall], last_id: int) -> tuple[bytes, list[SentCall]]:
@@ -147,9 +143,5 @@ def pack_batch(calls: Sequence[PlannedCall], last_id: int) -> tuple[bytes, list[
             then = (next_id, next(nonces))
             message["then"] = {"id": then[0], "nonce": then[1]}
         chunks.append(wire.pack(message))
-        sent.append(
-            SentCall(
-                call.function, call.key, len(call.args), call_id, nonce, then, call.reply, call.again_reply
-            )
-        )
+        sent.append(SentCall(call, call_id, nonce, then))
     return b"".join(chunks), sent

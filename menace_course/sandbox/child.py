@@ -612,7 +612,7 @@ class Child:
         sent = None
         if self._pending:
             head = self._pending[0]
-            if head.function == function and head.key == key:
+            if head.call.function == function and head.call.key == key:
                 sent = self._pending.popleft()  # already asked for: only its reply is read
             else:
                 self._resync()  # the test left the batch: the child ran calls it did not make
@@ -812,7 +812,7 @@ class Child:
             known = ahead[4]
         elif sent is not None:
             call_id, nonce, then = sent.call_id, sent.nonce, sent.then
-            known, then_known = sent.reply, sent.then_reply
+            known, then_known = sent.call.reply, sent.call.again_reply
             request = b""
             since = self._last_reply
             self.batched += 1
