@@ -14,6 +14,10 @@ from menace_course import expect, expect_equal, expect_unchanged, hint, referenc
 
 after_game = reference("after_game")
 
+#: Each test's verdict depends only on the answers its own calls get; no test keeps
+#: anything for another (``menace validate`` proves it).
+TESTS_SHARE_NO_STATE = True
+
 RESULTS = ("win", "draw", "loss")
 RULE = {"win": "win_adds_three", "draw": "draw_adds_one", "loss": "loss_takes_one"}
 boxes = st.lists(st.integers(0, 6), min_size=9, max_size=9)

@@ -19,6 +19,10 @@ from menace_course import expect, expect_equal, expect_unchanged, hint, referenc
 from menace_course.lesson.noughts import WAYS
 
 reference_name = reference("name")
+
+#: Each test's verdict depends only on the answers its own calls get; no test keeps
+#: anything for another (``menace validate`` proves it).
+TESTS_SHARE_NO_STATE = True
 SQUARES = st.sampled_from([" ", "O", "X"])
 
 boards = st.lists(SQUARES, min_size=9, max_size=9) | st.lists(SQUARES, min_size=16, max_size=16)

@@ -21,6 +21,10 @@ from menace_course import expect, expect_equal, hint, reference
 from menace_course.lesson.noughts import name, winner
 
 reference_new_box = reference("new_box")
+
+#: Each test's verdict depends only on the answers its own calls get; no test keeps
+#: anything for another (``menace validate`` proves it).
+TESTS_SHARE_NO_STATE = True
 BEADS = {9: 4, 7: 3, 5: 2, 3: 1, 8: 4, 6: 3, 4: 2, 2: 1}  # by empty squares: the player's own move
 
 

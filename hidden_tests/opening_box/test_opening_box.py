@@ -26,6 +26,10 @@ from menace_course import (
 from menace_course.checking.compare import same
 
 opening_box = reference("opening_box")
+
+#: Each test's verdict depends only on the answers its own calls get; no test keeps
+#: anything for another (``menace validate`` proves it).
+TESTS_SHARE_NO_STATE = True
 result = reference_module("opening_box").result
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]

@@ -14,13 +14,16 @@ challenge's suite once and then judges task after task.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from menace_course import catalog
 from menace_course.authoring.mutants import Mutant
 from menace_course.authoring.oracle import Trace, trace_calls
+from menace_course.authoring.state import tests_that_write
 from menace_course.checking.pipeline import (
     GRADER_FAILED,
     Target,
@@ -29,7 +32,7 @@ from menace_course.checking.pipeline import (
     stopped_report,
     time_allowed,
 )
-from menace_course.checking.runner import run_case
+from menace_course.checking.runner import SKIP_SWITCH, run_case
 from menace_course.checking.suite import RUN_SUITES, Suite
 from menace_course.course import Course
 from menace_course.errors import MenaceError
@@ -110,6 +113,8 @@ class CheckTask:
     index: int  #: its place among the submissions asked for
     submission: Path | tuple[str, bytes]
     times: int = 1  #: checked this many times in a row, in the same grader
+    #: a test whose replies are all the reference's may pass without running (``runner.may_skip``)
+    skip_known: bool = True
 
 
 def _warm(task: MutantTask | CheckTask) -> None:
@@ -127,10 +132,32 @@ def _trace(task: CheckTask) -> tuple[int, Trace | None]:
     return task.index, trace_calls(task.submission, _suite(task.course, task.slug), task.kind)
 
 
+def _writes(task: CheckTask) -> tuple[int, tuple[str, ...] | None]:
+    """The tests that changed the state of a module that says they share none (in a grader process)."""
+    return task.index, tests_that_write(task.submission, _suite(task.course, task.slug), task.kind)
+
+
 def _check(task: CheckTask) -> tuple[int, tuple[SubmissionReport, ...]]:
     """Check one submission as ``menace check`` would (in a grader process), ``times`` times."""
     suite = _suite(task.course, task.slug)
-    return task.index, tuple(check_submission(task.submission, suite, task.kind) for _ in range(task.times))
+    with _skipping(task.skip_known):
+        reports = tuple(check_submission(task.submission, suite, task.kind) for _ in range(task.times))
+    return task.index, reports
+
+
+@contextlib.contextmanager
+def _skipping(allowed: bool) -> Iterator[None]:
+    """While it lasts, this grader process skips known tests only when ``allowed`` (``MENACE_SKIP_KNOWN``)."""
+    before = os.environ.get(SKIP_SWITCH)
+    if not allowed:
+        os.environ[SKIP_SWITCH] = "off"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(SKIP_SWITCH, None)
+        else:
+            os.environ[SKIP_SWITCH] = before
 
 
 class Judge:
@@ -164,12 +191,16 @@ class Judge:
     def _seconds(self, slug: str) -> float:
         return time_allowed(catalog.load_challenge(self.course, slug).limits)
 
-    def check(self, slug: str, submissions: Sequence[Path | tuple[str, bytes]]) -> list[SubmissionReport]:
+    def check(
+        self, slug: str, submissions: Sequence[Path | tuple[str, bytes]], skip_known: bool = True
+    ) -> list[SubmissionReport]:
         """Check each submission against the challenge ``slug``, as ``menace check`` would, in order.
 
         A submission is a path (a file or a folder) or a ``(filename, bytes)`` pair.
+        ``skip_known=False``: every test's code runs, even where every reply is the
+        reference's (:func:`~menace_course.checking.runner.may_skip`).
         """
-        found = dict(self._run(slug, submissions, times=1))
+        found = dict(self._run(slug, submissions, times=1, skip_known=skip_known))
         return [found[index][0] for index in range(len(submissions))]
 
     def check_files(self, slug: str, paths: Sequence[Path]) -> list[SubmissionReport]:
@@ -182,12 +213,12 @@ class Judge:
         return reports[0], reports[-1]
 
     def _run(
-        self, slug: str, submissions: Sequence[Path | tuple[str, bytes]], times: int
+        self, slug: str, submissions: Sequence[Path | tuple[str, bytes]], times: int, skip_known: bool = True
     ) -> list[tuple[int, tuple[SubmissionReport, ...]]]:
         seconds = self._seconds(slug) * times
         suite = _suite(self.course.root, slug)
         tasks = [
-            CheckTask(self.course.root, slug, self.kind, index, submission, times)
+            CheckTask(self.course.root, slug, self.kind, index, submission, times, skip_known)
             for index, submission in enumerate(submissions)
         ]
 
@@ -219,6 +250,26 @@ class Judge:
             return task.index, None
 
         found = dict(self._pool.run(_trace, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm))
+        return [found.get(index) for index in range(len(submissions))]
+
+    def writes(
+        self, slug: str, submissions: Sequence[Path | tuple[str, bytes]]
+    ) -> list[tuple[str, ...] | None]:
+        """For each submission, the tests that changed a module that says its tests share no state.
+
+        Each as ``test: names`` (:func:`~menace_course.authoring.state.tests_that_write`);
+        None for a submission that did not load, or that the watchdog stopped.
+        """
+        seconds = self._seconds(slug)
+        tasks = [
+            CheckTask(self.course.root, slug, self.kind, index, submission)
+            for index, submission in enumerate(submissions)
+        ]
+
+        def lost(task: CheckTask, _: GraderLost) -> tuple[int, tuple[str, ...] | None]:
+            return task.index, None
+
+        found = dict(self._pool.run(_writes, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm))
         return [found.get(index) for index in range(len(submissions))]
 
     def judge_all(

@@ -24,7 +24,11 @@ For each challenge, in this order:
    listed in ``equivalent_mutants`` with the reason they cannot be told apart.
 
 8. no file students receive (other challenges' starters, the step programs of
-   ``menace start`` and the modules they come with) earns more than a third of it.
+   ``menace start`` and the modules they come with) earns more than a third of it;
+9. a test module that says its tests share no state (``TESTS_SHARE_NO_STATE = True``)
+   keeps its word on every file above: no test changes the module's state, and every
+   file gets the same verdicts whether the tests whose replies are all the reference's
+   run or not (see :mod:`~menace_course.authoring.state`).
 
 Example:
     from menace_course.authoring.validate import validate_course
@@ -125,6 +129,8 @@ def validate_challenge(
     _check_starter_and_wrong(course, found, suite, judge)
     if reference_path.is_file():
         _check_oracle_free(course, found, judge, reference_path)
+        if any(case.shares_no_state for case in suite.cases):
+            _check_shared_state(course, found, judge, reference_path)
     _check_free_attempts(found, judge)
     _check_public_files(course, found, judge)
     score = _check_mutants(course, found, judge, reference_path, progress)
@@ -232,6 +238,53 @@ def _check_oracle_free(course: Course, found: _Findings, judge: Judge, reference
             if branch.test not in named:
                 named.add(branch.test)
                 found.problems.append(describe(branch, _rel(course, path)))
+
+
+def _check_shared_state(course: Course, found: _Findings, judge: Judge, reference: Path) -> None:
+    """Tests that say they share no state do not (:mod:`~menace_course.authoring.state`).
+
+    On the reference, the starter and every wrong solution: one problem for each test that
+    changed its module's state (naming the first file), and one for each file whose verdicts
+    change when known tests are skipped.
+    """
+    challenge = found.challenge
+    files = [reference]
+    files += [challenge.starter] if challenge.starter.is_file() else []
+    files += sorted((challenge.folder / "wrong").glob("*.py"))
+    said = "says its tests share no state (TESTS_SHARE_NO_STATE)"
+    named: set[str] = set()
+    for path, writes in zip(files, judge.writes(challenge.slug, files), strict=True):
+        if writes is None and path == reference:
+            found.problems.append(
+                f"the tests could not be run on {_rel(course, path)} to see what they change, but their "
+                f"module {said}"
+            )
+        for write in writes or ():
+            test, names = write.split(": ", 1)
+            if test not in named:
+                named.add(test)
+                found.problems.append(
+                    f"test {test} changed {names} when checking {_rel(course, path)}, but its module "
+                    f"{said}: keep nothing between tests, or remove that line"
+                )
+    skipping = judge.check(challenge.slug, files)
+    running = judge.check(challenge.slug, files, skip_known=False)
+    for path, skipped, ran in zip(files, skipping, running, strict=True):
+        differ = [a[0] for a, b in zip(_verdicts(skipped), _verdicts(ran), strict=False) if a != b]
+        if differ or len(skipped.tests) != len(ran.tests):
+            found.problems.append(
+                f"{_rel(course, path)} gets other verdicts on {', '.join(differ) or 'its tests'} when the "
+                f"tests whose replies are all the reference's do not run, but their module {said}: "
+                "a test depends on another, so remove that line"
+            )
+
+
+def _verdicts(report: SubmissionReport) -> list[tuple[str, str, float, str | None, str | None]]:
+    """Each test's name, outcome, points, problem and hint: what a student is told of it."""
+    return [
+        (t.name, t.outcome.value, t.points, t.detail.problem if t.detail else None, t.hint)
+        for t in report.tests
+    ]
 
 
 def _check_free_attempts(found: _Findings, judge: Judge) -> None:

@@ -12,6 +12,7 @@ made again on the same objects (:meth:`SubmissionProxy.call_again`).
 from __future__ import annotations
 
 import contextvars
+import marshal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,9 @@ class Worker(Protocol):
     def send_ahead(self, calls: Sequence[PlannedCall]) -> int:
         """Send calls the test will make before it makes them; how many went."""
 
+    def read_known(self) -> tuple[CallOutcome, ...] | None:
+        """Read the replies to the calls sent ahead; their outcomes when all were the known ones."""
+
 
 class SignatureProblem(CallProblem):
     """The student's function cannot take the arguments the challenge passes."""
@@ -64,6 +68,8 @@ class SubmissionProxy:
         self.last_call: CallRecord | None = None
         #: the first call of the running test that raised, timed out or crashed
         self.first_problem: tuple[CallProblem, CallRecord] | None = None
+        #: tests whose replies were all the reference's, so that their code did not run
+        self.known_tests = 0
 
     def __getattr__(self, name: str) -> Any:
         """``submission.after_game`` is a function that calls the student's ``after_game``."""
@@ -116,6 +122,22 @@ class SubmissionProxy:
             if info is None or count < info.min or (info.max is not None and count > info.max):
                 return 0
         return self._worker.send_ahead(plan)
+
+    def read_known(self, plan: tuple[PlannedCall, ...]) -> bool:
+        """After :meth:`send_ahead` of all of ``plan``: True when every reply was the reference's.
+
+        Each call of ``plan`` is then recorded as the test's own calls would have recorded
+        it (:attr:`calls`, :attr:`last_call`). Otherwise the replies read so far wait for
+        the test's calls (:meth:`~menace_course.sandbox.child.Child.read_known`).
+        """
+        outcomes = self._worker.read_known()
+        if outcomes is None:
+            return False
+        self.known_tests += 1
+        for planned, outcome in zip(plan, outcomes, strict=True):
+            self.last_call = CallRecord(planned.function, tuple(marshal.loads(planned.key)), outcome)
+            self.calls.append(self.last_call)
+        return True
 
     def call_again(self, record: CallRecord) -> Any:
         """Call ``record``'s function again on the objects it was given, as it left them.

@@ -20,8 +20,9 @@ import inspect
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from menace_course import __version__, extras
@@ -32,6 +33,7 @@ from menace_course.checking.importing import import_file
 from menace_course.checking.replay import ExampleStore, can_replay, replaying
 from menace_course.checking.standin import NeedsHypothesis, standin_import
 from menace_course.checking.testing import (
+    SHARES_NO_STATE,
     UnusableAnswer,
     course_references,
     expect_equal,
@@ -58,6 +60,10 @@ class Case:
     hint: str | None
     points: float
     run: Callable[[Any], None]
+    #: its module says its tests share no state (:data:`~menace_course.checking.testing.SHARES_NO_STATE`)
+    shares_no_state: bool = False
+    #: the module it is written in (None for a challenge's examples)
+    module: ModuleType | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -281,6 +287,7 @@ def _module_cases(path: Path, store: ExampleStore, references: Path, *, standin:
             raise
         raise NeedsHypothesis(f"{path.name} did not import with the stand-in") from None
     tests = [(n, f) for n, f in vars(module).items() if n.startswith("test_") and callable(f)]
+    shares_no_state = getattr(module, SHARES_NO_STATE, False) is True
     cases = []
     for name, function in sorted(tests, key=lambda item: _first_line(item[1])):
         marks = marks_of(function)
@@ -310,6 +317,8 @@ def _module_cases(path: Path, store: ExampleStore, references: Path, *, standin:
                 hint=marks.get("hint"),
                 points=float(marks.get("points", 1.0)),
                 run=_in_course(references, run),
+                shares_no_state=shares_no_state,
+                module=module,
             )
         )
     return cases

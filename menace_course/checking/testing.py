@@ -49,6 +49,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 # hypothesis is imported only where a property test is graded (its own module imports it
 # anyway): a kit, which has no hidden tests, checks the examples without loading it.
 
+#: The module-level name by which a hidden test module says its tests share no state:
+#: ``TESTS_SHARE_NO_STATE = True`` promises that each test's verdict depends only on the
+#: answers its own calls get, and that no test writes anything another test reads (a
+#: module global, an attribute of an object, a cache keyed by the submission,
+#: ``submission.calls``). A planned test of such a module whose replies are then all, byte
+#: for byte, the reference's passes without its code running
+#: (:meth:`~menace_course.sandbox.child.Child.read_known`). ``menace validate`` proves the
+#: promise before it is relied on (:mod:`~menace_course.authoring.state`).
+SHARES_NO_STATE = "TESTS_SHARE_NO_STATE"
 #: How many examples a property test tries when its author did not say (hypothesis' default).
 MAX_EXAMPLES = 100
 #: The same, as a hypothesis profile, for running hidden tests under plain pytest (their conftest).

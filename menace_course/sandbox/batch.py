@@ -27,7 +27,7 @@ import marshal
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from menace_course.sandbox import wire
 from menace_course.sandbox.outcomes import CallOutcome, ProtocolError, read_reply
@@ -101,6 +101,11 @@ class PlannedCall:
     reply: KnownReply | None = None
     again_reply: KnownReply | None = None
 
+    @property
+    def answers_known(self) -> bool:
+        """True when the reply a correct answer gives is known for the call and its repeat."""
+        return self.reply is not None and (not self.then_again or self.again_reply is not None)
+
     @classmethod
     def of(
         cls, function: str, args: list[Any], then_again: bool = False, reply: KnownReply | None = None
@@ -118,6 +123,31 @@ class SentCall:
     call_id: int
     nonce: str
     then: tuple[int, str] | None  #: the repeat's id and nonce, when it was asked for too
+
+
+class Accounts(NamedTuple):
+    """What a call may change in a child's accounts, as they were at one moment.
+
+    Kept before each reply :meth:`~menace_course.sandbox.child.Child.read_known` reads, so
+    that replies read ahead which the test then does not take can be undone.
+    """
+
+    spent: float  #: seconds charged
+    requests: int  #: requests written
+    forged: int  #: messages without the nonce
+    attempts: int  #: how many tamperings the harness had noticed
+    history: int  #: how many calls the child had answered since it started fresh
+    dead_functions: frozenset[str]
+    crashes: tuple[tuple[str, int], ...]
+
+
+class ReadAhead(NamedTuple):
+    """A reply read before the test asked for it, waiting for the test's own call."""
+
+    function: str | None  #: the function called (None: the repeat of the call before)
+    key: bytes  #: the arguments' :func:`~menace_course.sandbox.wire.argument_key` (b"" for a repeat)
+    outcome: CallOutcome  #: what the call gives the test, as read
+    before: Accounts  #: the child's accounts before it was read
 
 
 def pack_batch(calls: Sequence[PlannedCall], last_id: int) -> tuple[bytes, list[SentCall]]:

@@ -51,7 +51,7 @@ from menace_course.cache import kept
 from menace_course.limits import Limits
 from menace_course.models import CallStatus, SandboxKind
 from menace_course.sandbox import wire, zygote
-from menace_course.sandbox.batch import KnownReply, PlannedCall, SentCall, pack_batch
+from menace_course.sandbox.batch import Accounts, KnownReply, PlannedCall, ReadAhead, SentCall, pack_batch
 from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
 from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
 from menace_course.sandbox.launch import BWRAP_CONFINEMENT, HARNESS_DIR, UidLease, plan_launch
@@ -205,6 +205,8 @@ class Child:
         #: every call this child answered since it last started fresh, as (function, argument
         #: key), or (None, b"") for a repeat of the call before: what :meth:`_resync` makes again
         self._history: list[tuple[str | None, bytes]] = []
+        #: replies :meth:`read_known` read ahead that the test's own calls have not taken yet
+        self._read: deque[ReadAhead] = deque()
         self.batched = 0  #: calls answered from a batch, without a round trip of their own
         #: replies that were, byte for byte, the reply the plan knew (:class:`KnownReply`): not parsed
         self.known_replies = 0
@@ -597,6 +599,14 @@ class Child:
         Raises:
             MachineStarved: the machine never gave the child its time (nothing charged).
         """
+        if self._read:
+            taken = self._take_read(function, args)
+            if taken is not None:
+                return taken
+        return self._call_now(function, args, then_again)
+
+    def _call_now(self, function: str, args: list[Any], then_again: bool = False) -> CallOutcome:
+        """:meth:`call`, made in the child now (or read from the batch sent ahead)."""
         self._drop_unused_repeat()
         if self.remaining() <= 0:
             self._end_batch()
@@ -638,6 +648,7 @@ class Child:
         when the budget is spent, or when a call is of a function that is not called any
         more. Calls still unread from an earlier batch are dropped first (:meth:`_resync`).
         """
+        self._leave_read_ahead()
         self._drop_unused_repeat()
         if self._pending:
             self._resync()
@@ -665,6 +676,87 @@ class Child:
         if self._pending:
             self._kill()
 
+    def read_known(self) -> tuple[CallOutcome, ...] | None:
+        """Read the replies to the calls sent ahead while each is the one the plan knows.
+
+        When every call of the last :meth:`send_ahead` (and every repeat it asked for) was
+        answered, byte for byte, as the course's reference answers it
+        (:class:`~menace_course.sandbox.batch.KnownReply`), the child has made all of them,
+        each charged as :meth:`call` charges it, nothing waits to be read, and the calls'
+        outcomes (their repeats' left out) are given back.
+
+        Otherwise reading stops at the first reply that is not the known one (another
+        value, something printed, a timeout, a crash, a spent budget: each handled as when
+        a call reads it), and None. The outcomes read so far wait, in order, for the
+        test's own calls: :meth:`call` and :meth:`call_again` give each as though it had
+        just been read, so the test meets the same outcomes and charges as when it reads
+        the batch itself. A test that makes another call instead
+        (:meth:`_leave_read_ahead`) finds the child as its own calls would have left it.
+        """
+        while self._pending or self._ahead is not None:
+            known = self.known_replies
+            before = self._accounts()
+            if self._ahead is not None:
+                entry = ReadAhead(None, b"", self._call_again_now(), before)
+            else:
+                planned = self._pending[0].call
+                outcome = self._call_now(planned.function, list(planned.args))
+                entry = ReadAhead(planned.function, planned.key, outcome, before)
+            self._read.append(entry)
+            if self.known_replies == known:
+                return None
+        outcomes = tuple(entry.outcome for entry in self._read if entry.function is not None)
+        self._read.clear()
+        return outcomes
+
+    def _accounts(self) -> Accounts:
+        """What a call may change in this child's accounts, as it is now."""
+        return Accounts(
+            self.spent,
+            self.requests,
+            self.forged,
+            len(self.attempts),
+            len(self._history),
+            frozenset(self.dead_functions),
+            tuple(self._crashes.items()),
+        )
+
+    def _take_read(self, function: str | None, args: list[Any]) -> CallOutcome | None:
+        """The outcome read ahead for this call (``function`` None: the repeat), when it is next.
+
+        None, with the replies read ahead given up, when the test makes another call.
+        """
+        head = self._read[0]
+        if head.function == function:
+            try:
+                same = function is None or head.key == wire.argument_key(list(args))
+            except ValueError:  # not plain data: not a call that was sent
+                same = False
+            if same:
+                self._read.popleft()
+                return head.outcome
+        self._leave_read_ahead()
+        return None
+
+    def _leave_read_ahead(self) -> None:
+        """The test did not take the replies read ahead: undo them, and start the child afresh.
+
+        The accounts go back to what they were before the first reply the test did not
+        take (nothing is charged for a call the test did not make), and the child is
+        started afresh with the calls the test did make (:meth:`_resync`), as when a test
+        leaves a batch. A test that makes the calls it made when its plan was learnt never
+        comes here.
+        """
+        if not self._read:
+            return
+        spent, requests, forged, attempts, history, dead, crashes = self._read[0].before
+        self._read.clear()
+        self.spent, self.requests, self.forged = spent, requests, forged
+        del self.attempts[attempts:]
+        del self._history[history:]
+        self.dead_functions, self._crashes = set(dead), dict(crashes)
+        self._resync()
+
     def call_again(self) -> CallOutcome:
         """Call the last call's function again, on the very objects the child gave it then.
 
@@ -674,6 +766,14 @@ class Child:
         input is seen by behaviour, whatever the child reports as the arguments after a
         call. Only right after a call that returned, in the same child; ``"dead"`` otherwise.
         """
+        if self._read:
+            taken = self._take_read(None, [])
+            if taken is not None:
+                return taken
+        return self._call_again_now()
+
+    def _call_again_now(self) -> CallOutcome:
+        """:meth:`call_again`, made in the child now (or read, when it was asked for ahead)."""
         last = self._last_returned
         if self.remaining() <= 0:
             self._drop_unused_repeat()

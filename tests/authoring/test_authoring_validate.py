@@ -96,6 +96,68 @@ def test_a_reference_that_lets_beads_go_below_zero_fails(course, menace):
     assert "never_a_negative_count" in text
 
 
+def test_a_test_that_keeps_something_when_its_module_says_it_shares_no_state_fails(course, menace):
+    tests = course / "hidden_tests" / "after_game" / "test_after_game.py"
+    edit(tests, "TESTS_SHARE_NO_STATE = True\n", "TESTS_SHARE_NO_STATE = True\nSEEN = []\n")
+    edit(
+        tests,
+        '    check(submission, beads, square, result, hint="after_game_rules")\n\n\n@hint("floor_at_zero")',
+        '    SEEN.append(check(submission, beads, square, result, hint="after_game_rules"))\n\n\n'
+        '@hint("floor_at_zero")',
+    )
+    code, result = validate_json(menace, course)
+    assert code == 1 and not result["ok"]
+    assert any(
+        p.startswith(
+            "test agrees_with_michies_rules_on_any_box changed SEEN when checking reference/after_game.py"
+        )
+        and "TESTS_SHARE_NO_STATE" in p
+        for p in result["problems"]
+    )
+
+
+#: A test that reads what an earlier test kept, in a cache (whose contents validate cannot see).
+DEPENDS_ON_THE_TEST_BEFORE = """
+
+@functools.cache
+def answers_of(submission):
+    return []
+"""
+
+
+def test_a_test_that_depends_on_another_when_its_module_says_they_share_no_state_fails(course, menace):
+    tests = course / "hidden_tests" / "after_game" / "test_after_game.py"
+    edit(
+        tests,
+        "from hypothesis import example, given\n",
+        "import functools\n\nfrom hypothesis import example, given\n",
+    )
+    edit(tests, "TESTS_SHARE_NO_STATE = True\n", "TESTS_SHARE_NO_STATE = True\n" + DEPENDS_ON_THE_TEST_BEFORE)
+    edit(
+        tests,
+        '    check(submission, beads, square, result, hint="after_game_rules")\n\n\n@hint("floor_at_zero")',
+        '    answers_of(submission).append(check(submission, beads, square, result, hint="after_game_rules"))'
+        '\n\n\n@hint("floor_at_zero")',
+    )
+    edit(
+        tests,
+        '    """No loss takes a count below 0, whatever the box."""\n',
+        '    """No loss takes a count below 0, whatever the box."""\n'
+        '    expect(len(answers_of(submission)) > 0, "the test before did not run")\n',
+    )
+    code, result = validate_json(menace, course)
+    assert code == 1 and not result["ok"]
+    assert any(
+        p.startswith("reference/after_game.py gets other verdicts on never_a_negative_count when the tests")
+        for p in result["problems"]
+    )
+    # without the promise, every test's code runs: the reference passes, and nothing is said of state
+    edit(tests, "TESTS_SHARE_NO_STATE = True\n", "")
+    code, result = validate_json(menace, course)
+    assert result["reference_passes"]
+    assert not any("other verdicts" in p or "TESTS_SHARE_NO_STATE" in p for p in result["problems"])
+
+
 def test_deleting_the_hidden_tests_fails(course, menace):
     shutil.rmtree(course / "hidden_tests" / "after_game")
     code, result = validate_json(menace, course)
