@@ -10,11 +10,14 @@ this process, so ``RUSAGE_CHILDREN`` alone misses it). Without a cgroup it falls
     python3 bench/cpu_per_check.py [--checks 20] [--sandbox bwrap] [--challenge SLUG ...]
     python3 bench/cpu_per_check.py --zygote-side-by-side [--rounds 3] ...
     python3 bench/cpu_per_check.py --batch-side-by-side [--rounds 3] ...
+    python3 bench/cpu_per_check.py --skip-side-by-side [--rounds 3] ...
 
 ``--zygote-side-by-side`` measures each challenge with sandboxes started from scratch
 (``MENACE_ZYGOTE=off``) and forked from the zygote, taking turns, ``--rounds`` times each,
 and prints the medians and their ratio. ``--batch-side-by-side`` does the same with every
-call sent one by one (``MENACE_BATCH=off``) and with property tests' calls sent in batches.
+call sent one by one (``MENACE_BATCH=off``) and with property tests' calls sent in batches. ``--skip-side-by-side``: every test's code
+running (``MENACE_SKIP_KNOWN=off``) against planned tests whose replies are all the
+reference's passing without it.
 
 Printed per challenge: calls per check (calls answered by the sandbox), round trips per
 check (requests that crossed its pipe: fewer than calls where a repeat went with its call), wall
@@ -67,6 +70,7 @@ def _remove(group: Path) -> None:
 SWITCHES = {
     "zygote": ("MENACE_ZYGOTE", "from scratch", "zygote"),
     "batch": ("MENACE_BATCH", "one by one", "batched"),
+    "skip": ("MENACE_SKIP_KNOWN", "every test runs", "known skipped"),
 }
 
 
@@ -202,7 +206,7 @@ def side_by_side(checks: int, sandbox: str, slugs: list[str], rounds: int, switc
         return sorted(values)[len(values) // 2]
 
     print(f"CPU per check (ms, all processes), {checks} checks a run, {rounds} runs each way, taking turns:")
-    heads = f"{off:>13} {on:>13} {'ratio':>6} {'wall ' + off:>18} {'wall ' + on:>18}"
+    heads = f"{off:>15} {on:>15} {'ratio':>6} {'grader ' + off:>22} {'grader ' + on:>22}"
     print(f"  {'challenge':<12} {heads}")
     for slug in slugs:
         runs: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
@@ -210,10 +214,10 @@ def side_by_side(checks: int, sandbox: str, slugs: list[str], rounds: int, switc
             for mode in ("off", "on"):
                 runs[mode].append(measure(slug, checks, sandbox, {variable: mode}))
         cpu = {mode: median([r["total_ms"] for r in found]) for mode, found in runs.items()}
-        wall = {mode: median([r["wall_ms"] for r in found]) for mode, found in runs.items()}
+        grader = {mode: median([r["grader_ms"] for r in found]) for mode, found in runs.items()}
         print(
-            f"  {slug:<12} {cpu['off']:13.1f} {cpu['on']:13.1f} {cpu['on'] / cpu['off']:6.2f}"
-            f" {wall['off']:18.1f} {wall['on']:18.1f}"
+            f"  {slug:<12} {cpu['off']:15.1f} {cpu['on']:15.1f} {cpu['on'] / cpu['off']:6.2f}"
+            f" {grader['off']:22.1f} {grader['on']:22.1f}"
         )
 
 
@@ -228,6 +232,7 @@ def main() -> None:
     parser.add_argument("--challenge", action="append", default=None)
     parser.add_argument("--zygote-side-by-side", action="store_true")
     parser.add_argument("--batch-side-by-side", action="store_true")
+    parser.add_argument("--skip-side-by-side", action="store_true")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     for switch in SWITCHES:

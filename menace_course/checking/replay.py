@@ -191,21 +191,36 @@ def _replay_each(inner: Callable[..., None], examples: Examples, submission: Any
             raise
 
 
+#: The version last read from a ``site-packages`` folder: the folder, its change time then,
+#: and the version. Installing or removing a package changes the folder's time, so the
+#: version is read again; a check asks for it each time (it is in the report).
+_read_from: tuple[Path, int, str] | None = None
+
+
 def hypothesis_version() -> str:
     """The installed hypothesis' version, found without importing it (that takes 0.1 s).
 
-    Read from the name of its ``hypothesis-X.Y.Z.dist-info`` folder beside the package;
-    when that is not exactly one folder, from the package metadata (slower, as sure).
+    Read from the name of its ``hypothesis-X.Y.Z.dist-info`` folder beside the package
+    (again only when that folder changed); when that is not exactly one folder, from the
+    package metadata (slower, as sure).
     """
+    global _read_from
     spec = importlib.util.find_spec("hypothesis")
     if spec is not None and spec.origin is not None:
         site = Path(spec.origin).parent.parent
+        try:
+            changed = site.stat().st_mtime_ns
+        except OSError:
+            changed = -1
+        if _read_from is not None and _read_from[:2] == (site, changed):
+            return _read_from[2]
         found = [
             re.fullmatch(r"hypothesis-([\w.+-]+)\.dist-info", p.name)
             for p in site.glob("hypothesis-*.dist-info")
         ]
         versions = [m.group(1) for m in found if m]
         if len(versions) == 1:
+            _read_from = (site, changed, versions[0])
             return versions[0]
     from importlib.metadata import version
 

@@ -128,8 +128,8 @@ class SentCall:
 class Accounts(NamedTuple):
     """What a call may change in a child's accounts, as they were at one moment.
 
-    Kept before each reply :meth:`~menace_course.sandbox.child.Child.read_known` reads, so
-    that replies read ahead which the test then does not take can be undone.
+    Kept when :meth:`~menace_course.sandbox.child.Child.read_known` begins, so that replies
+    read ahead which the test then does not take can be undone.
     """
 
     spent: float  #: seconds charged
@@ -147,7 +147,8 @@ class ReadAhead(NamedTuple):
     function: str | None  #: the function called (None: the repeat of the call before)
     key: bytes  #: the arguments' :func:`~menace_course.sandbox.wire.argument_key` (b"" for a repeat)
     outcome: CallOutcome  #: what the call gives the test, as read
-    before: Accounts  #: the child's accounts before it was read
+    spent: float  #: the seconds charged before it was read
+    answered: int  #: the calls the child had answered before it (since it last started fresh)
 
 
 def pack_batch(calls: Sequence[PlannedCall], last_id: int) -> tuple[bytes, list[SentCall]]:

@@ -108,6 +108,10 @@ class Channel:
             if self._outgoing:
                 self._wait(deadline, write=True)
 
+    def has_line(self) -> bool:
+        """True when a whole line is already read: :meth:`receive` gives it without waiting."""
+        return self._buffer.find(b"\n", self._start) >= 0
+
     def receive(self, deadline: float) -> bytes:
         """The next line from the child (without its newline), read before ``deadline``.
 

@@ -207,6 +207,8 @@ class Child:
         self._history: list[tuple[str | None, bytes]] = []
         #: replies :meth:`read_known` read ahead that the test's own calls have not taken yet
         self._read: deque[ReadAhead] = deque()
+        #: the accounts when :meth:`read_known` began (what :meth:`_leave_read_ahead` restores)
+        self._read_from = Accounts(0.0, 0, 0, 0, 0, frozenset(), ())
         self.batched = 0  #: calls answered from a batch, without a round trip of their own
         #: replies that were, byte for byte, the reply the plan knew (:class:`KnownReply`): not parsed
         self.known_replies = 0
@@ -605,19 +607,25 @@ class Child:
                 return taken
         return self._call_now(function, args, then_again)
 
-    def _call_now(self, function: str, args: list[Any], then_again: bool = False) -> CallOutcome:
-        """:meth:`call`, made in the child now (or read from the batch sent ahead)."""
+    def _call_now(
+        self, function: str, args: list[Any], then_again: bool = False, key: bytes | None = None
+    ) -> CallOutcome:
+        """:meth:`call`, made in the child now (or read from the batch sent ahead).
+
+        ``key``: the arguments' :func:`~menace_course.sandbox.wire.argument_key`, when known.
+        """
         self._drop_unused_repeat()
         if self.remaining() <= 0:
             self._end_batch()
             return CallOutcome("budget")
         if function in self.dead_functions or self._broken:
             return CallOutcome("dead")
-        try:
-            request_args = list(args)
-            key = wire.argument_key(request_args)
-        except ValueError as error:
-            raise TypeError(f"only plain data can be sent to a submission: {error}") from None
+        request_args = list(args)
+        if key is None:
+            try:
+                key = wire.argument_key(request_args)
+            except ValueError as error:
+                raise TypeError(f"only plain data can be sent to a submission: {error}") from None
         started = time.monotonic()
         sent = None
         if self._pending:
@@ -693,15 +701,16 @@ class Child:
         the batch itself. A test that makes another call instead
         (:meth:`_leave_read_ahead`) finds the child as its own calls would have left it.
         """
+        self._read_from = self._accounts()
         while self._pending or self._ahead is not None:
             known = self.known_replies
-            before = self._accounts()
+            spent, answered = self.spent, len(self._history)
             if self._ahead is not None:
-                entry = ReadAhead(None, b"", self._call_again_now(), before)
+                entry = ReadAhead(None, b"", self._call_again_now(), spent, answered)
             else:
                 planned = self._pending[0].call
-                outcome = self._call_now(planned.function, list(planned.args))
-                entry = ReadAhead(planned.function, planned.key, outcome, before)
+                outcome = self._call_now(planned.function, list(planned.args), key=planned.key)
+                entry = ReadAhead(planned.function, planned.key, outcome, spent, answered)
             self._read.append(entry)
             if self.known_replies == known:
                 return None
@@ -749,7 +758,10 @@ class Child:
         """
         if not self._read:
             return
-        spent, requests, forged, attempts, history, dead, crashes = self._read[0].before
+        # Only the last reply read was not a known one, so only it can have changed more than
+        # the time spent and the calls answered: the rest is as it was before the reading.
+        _, requests, forged, attempts, _, dead, crashes = self._read_from
+        spent, history = self._read[0].spent, self._read[0].answered
         self._read.clear()
         self.spent, self.requests, self.forged = spent, requests, forged
         del self.attempts[attempts:]
@@ -958,15 +970,24 @@ class Child:
         if outcome.status == "returned":
             self._last_returned = (call_id, function, len(args))
             if then is not None:  # the child is making the repeat now: its wait starts here
-                delay = self._run_delay()
-                starved = delay.seconds() if delay else 0.0
-                self._ahead = (then[0], then[1], time.monotonic(), starved, then_known)
+                self._ahead = (then[0], then[1], time.monotonic(), self._starved_now(), then_known)
         if self._pending and self._ahead is None:  # the next call sent ahead is being made now
-            delay = self._run_delay()
-            self._last_reply = (time.monotonic(), delay.seconds() if delay else 0.0)
+            self._last_reply = (time.monotonic(), self._starved_now())
         if outcome.exception is not None and outcome.exception.type_name == "MemoryError":
             self._count_crash(function)  # a memory bomb costs a second a call: stop early
         return outcome
+
+    def _starved_now(self) -> float:
+        """How long the child has waited for a CPU so far: where the next reply's wait starts.
+
+        Only a wait that runs out reads it back (:meth:`_wait_line`), so when the next reply
+        is already in the channel's buffer (read with this one), the clock is not read: its
+        wait cannot run out.
+        """
+        delay = self._run_delay()
+        if delay is None or (self._channel is not None and self._channel.has_line()):
+            return 0.0
+        return delay.seconds()
 
     def _count_crash(self, function: str) -> None:
         self._crashes[function] = self._crashes.get(function, 0) + 1

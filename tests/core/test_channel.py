@@ -30,6 +30,19 @@ def test_a_line_already_there_is_read_even_after_the_deadline(pipes):
     assert channel.receive(time.monotonic() - 1) == b"two"
 
 
+def test_a_whole_line_already_read_is_known_to_be_waiting_and_half_a_line_is_not(pipes):
+    channel, _, reply_write = pipes
+    assert not channel.has_line()
+    os.write(reply_write, b"one\ntw")
+    assert channel.receive(time.monotonic() + 1) == b"one"
+    assert not channel.has_line()  # "tw" came in the same read, without its newline
+    os.write(reply_write, b"o\nthree\n")
+    assert channel.receive(time.monotonic() + 1) == b"two"
+    assert channel.has_line()  # "three" came with it: the next receive does not wait
+    assert channel.receive(time.monotonic() - 1) == b"three"
+    assert not channel.has_line()
+
+
 def test_many_lines_in_one_read_come_out_one_by_one_in_order(pipes):
     channel, _, reply_write = pipes
     lines = [b"%06d" % n * 10 for n in range(2000)]  # 122 KB: more than a read takes at once

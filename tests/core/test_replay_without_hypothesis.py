@@ -231,3 +231,23 @@ def test_the_standin_refuses_what_only_hypothesis_can_answer():
     ):
         with pytest.raises(NeedsHypothesis):
             exec(source, dict(namespace))
+
+
+def test_the_hypothesis_version_is_read_again_when_its_folder_changes(tmp_path, monkeypatch):
+    import importlib.machinery
+    import os
+
+    from menace_course.checking import replay
+
+    site = tmp_path / "site-packages"
+    (site / "hypothesis").mkdir(parents=True)
+    (site / "hypothesis" / "__init__.py").write_text("")
+    (site / "hypothesis-1.2.3.dist-info").mkdir()
+    spec = importlib.machinery.ModuleSpec("hypothesis", None, origin=str(site / "hypothesis" / "__init__.py"))
+    monkeypatch.setattr(replay.importlib.util, "find_spec", lambda name: spec)
+    monkeypatch.setattr(replay, "_read_from", None)
+    os.utime(site, ns=(1_000_000_000, 1_000_000_000))
+    assert replay.hypothesis_version() == "1.2.3"
+    (site / "hypothesis-1.2.3.dist-info").rename(site / "hypothesis-1.2.4.dist-info")  # pip upgraded it
+    os.utime(site, ns=(2_000_000_000, 2_000_000_000))
+    assert replay.hypothesis_version() == "1.2.4"
