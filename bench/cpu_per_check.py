@@ -15,9 +15,9 @@ this process, so ``RUSAGE_CHILDREN`` alone misses it). Without a cgroup it falls
 ``--zygote-side-by-side`` measures each challenge with sandboxes started from scratch
 (``MENACE_ZYGOTE=off``) and forked from the zygote, taking turns, ``--rounds`` times each,
 and prints the medians and their ratio. ``--batch-side-by-side`` does the same with every
-call sent one by one (``MENACE_BATCH=off``) and with property tests' calls sent in batches. ``--skip-side-by-side``: every test's code
-running (``MENACE_SKIP_KNOWN=off``) against planned tests whose replies are all the
-reference's passing without it.
+call sent one by one (``MENACE_BATCH=off``) and with property tests' calls sent in batches.
+``--skip-side-by-side``: every test's code running (``MENACE_SKIP_KNOWN=off``) against
+planned tests whose replies are all the reference's passing without it.
 
 Printed per challenge: calls per check (calls answered by the sandbox), round trips per
 check (requests that crossed its pipe: fewer than calls where a repeat went with its call), wall
