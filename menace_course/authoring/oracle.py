@@ -20,16 +20,40 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from menace_course.checking.pipeline import Target, open_submission
+from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.runner import run_case
-from menace_course.checking.suite import Suite, call_text
+from menace_course.checking.suite import Case, Suite, call_text
 from menace_course.models import SandboxKind
 
 #: Each test's name and the calls it made, in order (each as the call a student would type).
 Trace = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+Seen = TypeVar("Seen")
+
+
+def each_test(
+    submission: Path | tuple[str, bytes],
+    suite: Suite,
+    kind: SandboxKind,
+    watch: Callable[[Case, SubmissionProxy], Seen],
+) -> list[Seen] | None:
+    """Run every test of ``suite`` on ``submission``, in order, each through ``watch``.
+
+    ``watch(case, proxy)`` runs the case (``run_case(case, proxy)``) and says what it saw.
+    None when the file does not load or does not define the function (no test runs).
+    """
+    with open_submission(submission, Target.of(suite.challenge), kind) as opened:
+        proxy = opened.proxy
+        if proxy is None:
+            return None
+        return [watch(case, proxy) for case in suite.cases]
 
 
 def trace_calls(submission: Path | tuple[str, bytes], suite: Suite, kind: SandboxKind) -> Trace | None:
@@ -38,17 +62,14 @@ def trace_calls(submission: Path | tuple[str, bytes], suite: Suite, kind: Sandbo
     None when the file does not load or does not define the function (no test runs, so
     there is nothing to compare).
     """
-    found = []
-    with open_submission(submission, Target.of(suite.challenge), kind) as opened:
-        proxy = opened.proxy
-        if proxy is None:
-            return None
-        for case in suite.cases:
-            before = len(proxy.calls)
-            run_case(case, proxy)
-            made = tuple(call_text(c.function, c.args) for c in proxy.calls[before:])
-            found.append((case.name, made))
-    return tuple(found)
+
+    def calls_made(case: Case, proxy: SubmissionProxy) -> tuple[str, tuple[str, ...]]:
+        before = len(proxy.calls)
+        run_case(case, proxy)
+        return case.name, tuple(call_text(c.function, c.args) for c in proxy.calls[before:])
+
+    found = each_test(submission, suite, kind, calls_made)
+    return None if found is None else tuple(found)
 
 
 @dataclass(frozen=True)

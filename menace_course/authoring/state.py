@@ -37,9 +37,10 @@ from pathlib import Path
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
-from menace_course.checking.pipeline import Target, open_submission
+from menace_course.authoring.oracle import each_test
+from menace_course.checking.proxy import SubmissionProxy
 from menace_course.checking.runner import run_case
-from menace_course.checking.suite import Suite
+from menace_course.checking.suite import Case, Suite
 from menace_course.models import SandboxKind
 
 #: How deep :func:`state_of` follows containers and attributes.
@@ -128,26 +129,21 @@ def _cell(cell: Any, own: str, depth: int) -> Hashable:
 def tests_that_write(
     submission: Path | tuple[str, bytes], suite: Suite, kind: SandboxKind
 ) -> tuple[str, ...] | None:
-    """Each test of a module that says its tests share no state and that changed it, as ``test: name``.
+    """Each test of a module that says its tests share no state and that changed it, as ``test: names``.
 
     The tests run in order on ``submission`` with their code (nothing skipped), as a check
     runs them. None when the file does not load or does not define the function.
     """
-    found = []
-    with open_submission(submission, Target.of(suite.challenge), kind) as opened:
-        proxy = opened.proxy
-        if proxy is None:
-            return None
-        for case in suite.cases:
-            if not case.shares_no_state or case.module is None:
-                run_case(case, proxy)
-                continue
-            before = state_of(case.module)
+
+    def changes(case: Case, proxy: SubmissionProxy) -> str | None:
+        if not case.shares_no_state or case.module is None:
             run_case(case, proxy)
-            after = state_of(case.module)
-            changed = sorted(
-                name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
-            )
-            if changed:
-                found.append(f"{case.name}: {', '.join(changed)}")
-    return tuple(found)
+            return None
+        before = state_of(case.module)
+        run_case(case, proxy)
+        after = state_of(case.module)
+        changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+        return f"{case.name}: {', '.join(changed)}" if changed else None
+
+    found = each_test(submission, suite, kind, changes)
+    return None if found is None else tuple(change for change in found if change is not None)

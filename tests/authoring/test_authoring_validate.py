@@ -96,15 +96,20 @@ def test_a_reference_that_lets_beads_go_below_zero_fails(course, menace):
     assert "never_a_negative_count" in text
 
 
-def test_a_test_that_keeps_something_when_its_module_says_it_shares_no_state_fails(course, menace):
-    tests = course / "hidden_tests" / "after_game" / "test_after_game.py"
-    edit(tests, "TESTS_SHARE_NO_STATE = True\n", "TESTS_SHARE_NO_STATE = True\nSEEN = []\n")
+def keep_each_answer(tests, kept_in):
+    """Make after_game's first property test append each answer it checked to ``kept_in``."""
     edit(
         tests,
         '    check(submission, beads, square, result, hint="after_game_rules")\n\n\n@hint("floor_at_zero")',
-        '    SEEN.append(check(submission, beads, square, result, hint="after_game_rules"))\n\n\n'
+        f'    {kept_in}.append(check(submission, beads, square, result, hint="after_game_rules"))\n\n\n'
         '@hint("floor_at_zero")',
     )
+
+
+def test_a_test_that_keeps_something_when_its_module_says_it_shares_no_state_fails(course, menace):
+    tests = course / "hidden_tests" / "after_game" / "test_after_game.py"
+    edit(tests, "TESTS_SHARE_NO_STATE = True\n", "TESTS_SHARE_NO_STATE = True\nSEEN = []\n")
+    keep_each_answer(tests, "SEEN")
     code, result = validate_json(menace, course)
     assert code == 1 and not result["ok"]
     assert any(
@@ -133,12 +138,7 @@ def test_a_test_that_depends_on_another_when_its_module_says_they_share_no_state
         "import functools\n\nfrom hypothesis import example, given\n",
     )
     edit(tests, "TESTS_SHARE_NO_STATE = True\n", "TESTS_SHARE_NO_STATE = True\n" + DEPENDS_ON_THE_TEST_BEFORE)
-    edit(
-        tests,
-        '    check(submission, beads, square, result, hint="after_game_rules")\n\n\n@hint("floor_at_zero")',
-        '    answers_of(submission).append(check(submission, beads, square, result, hint="after_game_rules"))'
-        '\n\n\n@hint("floor_at_zero")',
-    )
+    keep_each_answer(tests, "answers_of(submission)")
     edit(
         tests,
         '    """No loss takes a count below 0, whatever the box."""\n',
