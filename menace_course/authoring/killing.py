@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from menace_course import catalog
 from menace_course.authoring.mutants import Mutant
@@ -90,6 +91,10 @@ _WHY_NOT = {
 def _suite(course_root: Path, slug: str) -> Suite:
     """The challenge's suite, collected once per worker process (``suite.RUN_SUITES``)."""
     return RUN_SUITES.get(Course(course_root), slug)
+
+
+#: What a piece of work on one submission gives (:meth:`Judge._each`).
+Found = TypeVar("Found")
 
 
 @dataclass(frozen=True)
@@ -240,17 +245,7 @@ class Judge:
 
         None for a submission that did not load, or that the watchdog stopped.
         """
-        seconds = self._seconds(slug)
-        tasks = [
-            CheckTask(self.course.root, slug, self.kind, index, submission)
-            for index, submission in enumerate(submissions)
-        ]
-
-        def lost(task: CheckTask, _: GraderLost) -> tuple[int, Trace | None]:
-            return task.index, None
-
-        found = dict(self._pool.run(_trace, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm))
-        return [found.get(index) for index in range(len(submissions))]
+        return self._each(slug, submissions, _trace)
 
     def writes(
         self, slug: str, submissions: Sequence[Path | tuple[str, bytes]]
@@ -260,16 +255,25 @@ class Judge:
         Each as ``test: names`` (:func:`~menace_course.authoring.state.tests_that_write`);
         None for a submission that did not load, or that the watchdog stopped.
         """
+        return self._each(slug, submissions, _writes)
+
+    def _each(
+        self,
+        slug: str,
+        submissions: Sequence[Path | tuple[str, bytes]],
+        work: Callable[[CheckTask], tuple[int, Found | None]],
+    ) -> list[Found | None]:
+        """``work`` on each submission in the pool, in order; None where the watchdog stopped it."""
         seconds = self._seconds(slug)
         tasks = [
             CheckTask(self.course.root, slug, self.kind, index, submission)
             for index, submission in enumerate(submissions)
         ]
 
-        def lost(task: CheckTask, _: GraderLost) -> tuple[int, tuple[str, ...] | None]:
+        def lost(task: CheckTask, _: GraderLost) -> tuple[int, Found | None]:
             return task.index, None
 
-        found = dict(self._pool.run(_writes, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm))
+        found = dict(self._pool.run(work, tasks, on_lost=lost, seconds=lambda _: seconds, warm=_warm))
         return [found.get(index) for index in range(len(submissions))]
 
     def judge_all(

@@ -15,8 +15,8 @@ That is sound only if the promise holds, so validate proves it on every file it 
   lists, dicts, sets and objects' attributes, and into its own functions' defaults,
   closures and attributes) is the same after each of its tests as before
   (:func:`tests_that_write`);
-- **the same verdicts**: each file gets the same outcome, points and problem on every test
-  with skipping and without (``MENACE_SKIP_KNOWN=off``).
+- **the same verdicts**: each file gets the same outcome, points, problem and hint on
+  every test with skipping and without (``MENACE_SKIP_KNOWN=off``).
 
 What is not followed: objects of hypothesis and of the grader (strategies fill caches of
 their own as they are used) and functions of other modules, which are compared by

@@ -225,8 +225,7 @@ def _check_oracle_free(course: Course, found: _Findings, judge: Judge, reference
     and the call that differs.
     """
     challenge = found.challenge
-    others = [challenge.starter] if challenge.starter.is_file() else []
-    others += sorted((challenge.folder / "wrong").glob("*.py"))
+    others = _starter_and_wrong(challenge)
     traces = judge.trace(challenge.slug, [reference, *others])
     if traces[0] is None:
         return  # the reference did not load: said already
@@ -248,9 +247,7 @@ def _check_shared_state(course: Course, found: _Findings, judge: Judge, referenc
     change when known tests are skipped.
     """
     challenge = found.challenge
-    files = [reference]
-    files += [challenge.starter] if challenge.starter.is_file() else []
-    files += sorted((challenge.folder / "wrong").glob("*.py"))
+    files = [reference, *_starter_and_wrong(challenge)]
     said = "says its tests share no state (TESTS_SHARE_NO_STATE)"
     named: set[str] = set()
     for path, writes in zip(files, judge.writes(challenge.slug, files), strict=True):
@@ -277,6 +274,12 @@ def _check_shared_state(course: Course, found: _Findings, judge: Judge, referenc
                 f"tests whose replies are all the reference's do not run, but their module {said}: "
                 "a test depends on another, so remove that line"
             )
+
+
+def _starter_and_wrong(challenge: Challenge) -> list[Path]:
+    """The challenge's starter (when it has one) and its known wrong solutions, in order."""
+    starter = [challenge.starter] if challenge.starter.is_file() else []
+    return [*starter, *sorted((challenge.folder / "wrong").glob("*.py"))]
 
 
 def _verdicts(report: SubmissionReport) -> list[tuple[str, str, float, str | None, str | None]]:

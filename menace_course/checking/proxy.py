@@ -68,8 +68,6 @@ class SubmissionProxy:
         self.last_call: CallRecord | None = None
         #: the first call of the running test that raised, timed out or crashed
         self.first_problem: tuple[CallProblem, CallRecord] | None = None
-        #: tests whose replies were all the reference's, so that their code did not run
-        self.known_tests = 0
 
     def __getattr__(self, name: str) -> Any:
         """``submission.after_game`` is a function that calls the student's ``after_game``."""
@@ -133,7 +131,6 @@ class SubmissionProxy:
         outcomes = self._worker.read_known()
         if outcomes is None:
             return False
-        self.known_tests += 1
         for planned, outcome in zip(plan, outcomes, strict=True):
             self.last_call = CallRecord(planned.function, tuple(marshal.loads(planned.key)), outcome)
             self.calls.append(self.last_call)

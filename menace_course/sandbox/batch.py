@@ -126,17 +126,16 @@ class SentCall:
 
 
 class Accounts(NamedTuple):
-    """What a call may change in a child's accounts, as they were at one moment.
+    """What a reply not read as known may change in a child's accounts, besides time and calls.
 
     Kept when :meth:`~menace_course.sandbox.child.Child.read_known` begins, so that replies
-    read ahead which the test then does not take can be undone.
+    read ahead which the test then does not take can be undone (the time charged and the
+    calls answered before each reply are in its :class:`ReadAhead`).
     """
 
-    spent: float  #: seconds charged
     requests: int  #: requests written
     forged: int  #: messages without the nonce
     attempts: int  #: how many tamperings the harness had noticed
-    history: int  #: how many calls the child had answered since it started fresh
     dead_functions: frozenset[str]
     crashes: tuple[tuple[str, int], ...]
 

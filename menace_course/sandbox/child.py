@@ -208,7 +208,7 @@ class Child:
         #: replies :meth:`read_known` read ahead that the test's own calls have not taken yet
         self._read: deque[ReadAhead] = deque()
         #: the accounts when :meth:`read_known` began (what :meth:`_leave_read_ahead` restores)
-        self._read_from = Accounts(0.0, 0, 0, 0, 0, frozenset(), ())
+        self._read_from = Accounts(0, 0, 0, frozenset(), ())
         self.batched = 0  #: calls answered from a batch, without a round trip of their own
         #: replies that were, byte for byte, the reply the plan knew (:class:`KnownReply`): not parsed
         self.known_replies = 0
@@ -719,13 +719,11 @@ class Child:
         return outcomes
 
     def _accounts(self) -> Accounts:
-        """What a call may change in this child's accounts, as it is now."""
+        """What a reply not read as known may change in this child's accounts, as it is now."""
         return Accounts(
-            self.spent,
             self.requests,
             self.forged,
             len(self.attempts),
-            len(self._history),
             frozenset(self.dead_functions),
             tuple(self._crashes.items()),
         )
@@ -760,7 +758,7 @@ class Child:
             return
         # Only the last reply read was not a known one, so only it can have changed more than
         # the time spent and the calls answered: the rest is as it was before the reading.
-        _, requests, forged, attempts, _, dead, crashes = self._read_from
+        requests, forged, attempts, dead, crashes = self._read_from
         spent, history = self._read[0].spent, self._read[0].answered
         self._read.clear()
         self.spent, self.requests, self.forged = spent, requests, forged
