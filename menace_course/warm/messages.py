@@ -56,31 +56,29 @@ def send(connection: _socket.socket, message: dict[str, Any], fds: list[int] | N
 
 
 def receive(connection: _socket.socket, max_fds: int = 0) -> tuple[dict[str, Any], list[int]]:
-    """Read one message (and up to ``max_fds`` fds sent with it).
+    """Read one message (and up to ``max_fds`` fds sent with it), and not a byte more.
+
+    A message that follows on the same connection stays there for the next call: the copy
+    of a check that ends at once (a file that is not there) sends its exit code right after
+    its pid, and both may arrive in one read.
 
     Raises:
         MessageError: the connection closed or timed out first, or the message is too long or not JSON.
     """
     fds: list[int] = []
-    if max_fds:  # the warm checker's side only, which has socket.py loaded already
-        import socket
-
-        data, fds, _, _ = socket.recv_fds(connection, 65536, max_fds)  # type: ignore[arg-type]  # a socket.socket there
-    else:
-        data = connection.recv(65536)
-    buffer = bytearray(data)
     try:
-        if not data:
+        if max_fds:  # the warm checker's side only, which has socket.py loaded already
+            import socket
+
+            head, fds, _, _ = socket.recv_fds(connection, _LENGTH.size, max_fds)  # type: ignore[arg-type]  # a socket.socket there
+        else:
+            head = connection.recv(_LENGTH.size)
+        if not head:
             raise MessageError("the connection closed")
-        while len(buffer) < _LENGTH.size:
-            buffer += _more(connection)
-        (length,) = _LENGTH.unpack_from(buffer)
+        (length,) = _LENGTH.unpack(head + _exactly(connection, _LENGTH.size - len(head)))
         if length > MESSAGE_LIMIT:
             raise MessageError(f"a message of {length} bytes is over the limit")
-        while len(buffer) < _LENGTH.size + length:
-            buffer += _more(connection)
-        body = bytes(buffer[_LENGTH.size : _LENGTH.size + length])
-        message = json.loads(body.decode("utf-8", "surrogateescape"))
+        message = json.loads(_exactly(connection, length).decode("utf-8", "surrogateescape"))
         if not isinstance(message, dict):
             raise MessageError("a message is a JSON object")
     except (MessageError, ValueError, OSError) as problem:  # (a timeout too: the fds are closed)
@@ -90,11 +88,16 @@ def receive(connection: _socket.socket, max_fds: int = 0) -> tuple[dict[str, Any
     return message, fds
 
 
-def _more(connection: _socket.socket) -> bytes:
-    data = connection.recv(65536)
-    if not data:
-        raise MessageError("the connection closed in the middle of a message")
-    return data
+def _exactly(connection: _socket.socket, size: int) -> bytes:
+    """The next ``size`` bytes of the connection."""
+    parts = []
+    while size > 0:
+        data = connection.recv(min(size, 65536))
+        if not data:
+            raise MessageError("the connection closed in the middle of a message")
+        parts.append(data)
+        size -= len(data)
+    return b"".join(parts)
 
 
 def _close(fd: int) -> None:

@@ -493,3 +493,19 @@ def test_a_connection_from_another_user_is_refused(tmp_path):
         listener.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_message_sent_right_after_another_is_not_lost():
+    """A copy that ends at once sends its pid and its exit code together: both must arrive."""
+    from menace_course.warm.messages import receive, send
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        send(theirs, {"pid": 12})
+        send(theirs, {"exit": 2})
+        big = {"env": "x" * 200_000}
+        send(theirs, big)
+        theirs.shutdown(socket.SHUT_WR)
+        assert receive(ours) == ({"pid": 12}, [])
+        assert receive(ours) == ({"exit": 2}, [])
+        assert receive(ours) == (big, [])
