@@ -12,10 +12,13 @@ and the test modules it loads), so what is start-up and what is checking can be 
 
     python3 bench/bench_check.py [--runs 21] [--sandbox bwrap|process|auto]
     python3 bench/bench_check.py --batch-side-by-side [--runs 15]
+    python3 bench/bench_check.py --preload-side-by-side [--runs 31]
 
 ``--batch-side-by-side`` times only ``menace check`` in its own process and warm, each with
 every call sent one by one (``MENACE_BATCH=off``) and with property tests' calls in batches,
-taking turns, next to a bare start.
+taking turns, next to a bare start. ``--preload-side-by-side`` times only warm checks, each
+copy with what its warm checker loaded after the last check (:mod:`menace_course.warm.preload`)
+and without it (``MENACE_PRELOAD=off``: the copy collects its suite itself), taking turns.
 
 The first (cold) run generates and caches the hypothesis examples and compiled templates;
 it is reported on its own and left out of the median.
@@ -142,11 +145,39 @@ def batch_side_by_side(check: list[str], env: dict[str, str], runs: int) -> None
         print(f"  {side:<30} {median * 1000:7.1f} ms  {median / bare_median:5.1f} x")
 
 
+def preload_side_by_side(check: list[str], env: dict[str, str], runs: int) -> None:
+    """Warm checks, with the suite the warm checker loaded and without it, taking turns."""
+    sides = {
+        "warm, copy collects (off)": {**env, "MENACE_WARM": "on", "MENACE_PRELOAD": "off"},
+        "warm, suite preloaded": {**env, "MENACE_WARM": "on"},
+    }
+    timed(check, sides["warm, suite preloaded"])  # the examples and plans cached, the warm checker started
+    wait_for_warm_checker(sides["warm, suite preloaded"])
+    for _ in range(2):  # the first served check leaves the note its warm checker loads from
+        timed(check, sides["warm, suite preloaded"])
+        time.sleep(0.5)
+    times: dict[str, list[float]] = {"bare python start": [], **{side: [] for side in sides}}
+    bare = [sys.executable, "-c", "pass"]
+    for turn in range(runs):
+        times["bare python start"].append(timed(bare, env))
+        for side in list(sides)[:: 1 if turn % 2 == 0 else -1]:
+            times[side].append(timed(check, sides[side]))
+            time.sleep(0.05)  # (the warm checker loads between checks, as between a student's)
+    bare_median = statistics.median(times["bare python start"])
+    print(f"runs: {runs}, taking turns (medians; x bare start):")
+    for side, found in times.items():
+        median = statistics.median(found)
+        print(f"  {side:<30} {median * 1000:7.1f} ms  {median / bare_median:5.2f} x")
+    off, on = (statistics.median(times[side]) for side in sides)
+    print(f"  preloaded / off                       {on / off:5.2f} x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--sandbox", default="bwrap")
     parser.add_argument("--batch-side-by-side", action="store_true")
+    parser.add_argument("--preload-side-by-side", action="store_true")
     args = parser.parse_args()
     menace = shutil.which("menace", path=str(Path(sys.executable).parent)) or "menace"
     cache = tempfile.mkdtemp(prefix="menace-bench-cache-")
@@ -157,9 +188,9 @@ def main() -> None:
     imports = [sys.executable, "-c", IMPORTS]
     own_process = {**env, "MENACE_WARM": "off"}
     warm = {**env, "MENACE_WARM": "on"}
-    if args.batch_side_by_side:
+    if args.batch_side_by_side or args.preload_side_by_side:
         try:
-            batch_side_by_side(check, env, args.runs)
+            (batch_side_by_side if args.batch_side_by_side else preload_side_by_side)(check, env, args.runs)
         finally:
             subprocess.run([menace, "warm", "stop"], env=warm, capture_output=True, check=False)
             shutil.rmtree(cache, ignore_errors=True)

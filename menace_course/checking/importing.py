@@ -25,11 +25,14 @@ from typing import Any
 
 from menace_course.cache import kept
 
+#: What the name of every module imported from a course's file starts with.
+MODULE_PREFIX = "menace_file_"
+
 
 def module_name(path: Path, data: bytes) -> str:
     """The module name a file with this path and content is imported under."""
     digest = hashlib.sha256(str(path.resolve()).encode() + b"\0" + data).hexdigest()
-    return f"menace_file_{digest[:20]}"
+    return f"{MODULE_PREFIX}{digest[:20]}"
 
 
 def code_of(path: Path, data: bytes) -> CodeType:

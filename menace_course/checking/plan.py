@@ -62,6 +62,11 @@ Plans = Mapping[str, tuple[PlannedCall, ...]]
 _plans: dict[tuple[str, str], Plans] = {}
 
 
+def forget() -> None:
+    """Forget the plans learnt or read so far in this process (they are read again when asked)."""
+    _plans.clear()
+
+
 class _Unplannable(BaseException):
     """The test cannot be planned: the reference is not there or raised, or a call was repeated twice.
 

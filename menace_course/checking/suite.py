@@ -450,6 +450,16 @@ class Suites:
             self._kept[key] = (now, suite)
             return suite
 
+    def forget(self) -> None:
+        """Keep no suite: each is collected again when next asked for."""
+        with self._lock:
+            self._kept.clear()
+
+    def collected(self) -> list[tuple[Path, str]]:
+        """The course folder and slug of every suite kept, oldest first."""
+        with self._lock:
+            return list(self._kept)
+
     def maximum(self, course: Course, slug: str) -> float:
         """The challenge's maximum score: the points of all its tests (examples and hidden).
 

@@ -9,9 +9,10 @@ The forked copy becomes the command: it takes the client's fds 0-2 as its own, i
 umask, environment and arguments, rebuilds ``sys.stdin``/``stdout``/``stderr`` with the
 client's encodings, and runs :func:`menace_course.cli.main` exactly as the client would
 have. What the warm checker itself did before the fork is limited to imports, the catalog's
-schema and whether bubblewrap works here (asked at most once a minute, by running
-``bwrap ... true``): no course, no cache and no sandbox is touched, so nothing of one
-check can reach another.
+schema, whether bubblewrap works here (asked at most once a minute, by running
+``bwrap ... true``), and the suites its earlier checks used, loaded from the course's files
+while no check ran (:mod:`~menace_course.warm.preload`). No submission and no sandbox is
+touched, so nothing of one check can reach another.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import atexit
 import fcntl
 import importlib
 import os
+import select
 import signal
 import socket
 import struct
@@ -30,6 +32,7 @@ import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
+from menace_course.warm import preload
 from menace_course.warm.messages import MessageError, receive, send
 from menace_course.warm.stamp import socket_path, stamp
 
@@ -56,6 +59,10 @@ PROBE_SECONDS = 60.0
 #: How long the warm checker waits for a client's request once it has connected.
 REQUEST_SECONDS = 5.0
 _TICK = 1.0
+#: How soon the warm checker looks again for a copy that ended, when suites wait to be loaded.
+_SOON = 0.02
+#: How many copies' environments are kept until their notes come.
+_KEPT_ENVIRONMENTS = 64
 #: The folder this package is imported from: with ``python``, the environment served.
 _PACKAGE_FOLDER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _PEER_CREDENTIALS = struct.Struct("3i")  # pid, uid, gid
@@ -102,6 +109,12 @@ class WarmChecker:
         self.children: set[int] = set()
         self.stopping = False
         self.probed = -PROBE_SECONDS  # when bubblewrap was last asked whether it works here
+        # Each copy writes, as it ends, the suites it used (preload.note); they are loaded
+        # here once no check runs, in the environment of the client of that check.
+        self.notes, self.notes_to_me = os.pipe()
+        os.set_blocking(self.notes, False)
+        self.environments: dict[int, dict[str, str]] = {}  # the last copies' clients' environments
+        self.waiting: dict[tuple[Path, str], dict[str, str]] = {}
 
     def serve(self) -> None:
         """Accept connections until stopped, or idle with no check running."""
@@ -122,12 +135,22 @@ class WarmChecker:
         try:
             while not self.stopping:
                 self._reap()
+                if self.waiting and not self.children:
+                    self._preload()
                 if not self.children and time.monotonic() - self.last_check > self.idle:
                     break
                 try:
-                    connection, _ = listener.accept()
-                except TimeoutError:
+                    ready, _, _ = select.select(
+                        [listener.fileno(), self.notes], [], [], _SOON if self.waiting else _TICK
+                    )
+                except InterruptedError:
                     continue
+                if self.notes in ready:
+                    self._read_notes()
+                if listener.fileno() not in ready:
+                    continue
+                try:
+                    connection, _ = listener.accept()
                 except OSError:
                     continue  # interrupted by SIGTERM, or a client that gave up
                 with connection:
@@ -139,6 +162,8 @@ class WarmChecker:
                 pass
             listener.close()
             os.close(self.lock)
+            os.close(self.notes)
+            os.close(self.notes_to_me)
 
     def _stop(self) -> None:
         self.stopping = True
@@ -151,6 +176,32 @@ class WarmChecker:
                 done = pid
             if done:
                 self.children.discard(pid)
+
+    def _read_notes(self) -> None:
+        """Take the notes of copies that ended: which suites to load, with whose environment."""
+        data = b""
+        while True:
+            try:
+                chunk = os.read(self.notes, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        for pid, suites in preload.read_notes(data):
+            environment = self.environments.pop(pid, None)
+            if environment is not None:  # (a copy of ours, whose client's environment is known)
+                self.waiting.update(dict.fromkeys(suites, environment))
+
+    def _preload(self) -> None:
+        """Load the suites the last checks used (no check runs now: it takes no check's CPU)."""
+        by_environment: dict[str, tuple[dict[str, str], list[tuple[Path, str]]]] = {}
+        for suite, environment in self.waiting.items():
+            key = repr(sorted(environment.items()))
+            by_environment.setdefault(key, (environment, []))[1].append(suite)
+        self.waiting.clear()
+        for environment, suites in by_environment.values():
+            preload.preload(suites, environment)
 
     def _answer(self, connection: socket.socket) -> None:
         if not same_user(connection):
@@ -183,6 +234,7 @@ class WarmChecker:
             "pid": os.getpid(),
             "served": self.served,
             "running": len(self.children),
+            "preloaded": [[str(root), slug] for root, slug in preload.kept()],
             "since": self.started,
             "idle_seconds": self.idle,
             "socket": str(self.path),
@@ -202,8 +254,12 @@ class WarmChecker:
         if pid == 0:
             self.listener.close()
             os.close(self.lock)
-            run_forked_check(connection, request, fds)
+            os.close(self.notes)
+            run_forked_check(connection, request, fds, self.notes_to_me)
         self.children.add(pid)
+        self.environments[pid] = dict(request["env"])
+        while len(self.environments) > _KEPT_ENVIRONMENTS:  # (copies that sent no note)
+            del self.environments[next(iter(self.environments))]
         self.served += 1
         self.last_check = time.monotonic()
 
@@ -237,8 +293,13 @@ def same_user(connection: socket.socket) -> bool:
 # -- the forked copy ----------------------------------------------------------------------
 
 
-def run_forked_check(connection: socket.socket, request: dict[str, Any], fds: list[int]) -> NoReturn:
-    """Become the client's ``menace`` command, run it, report its exit code, and end."""
+def run_forked_check(
+    connection: socket.socket, request: dict[str, Any], fds: list[int], notes: int
+) -> NoReturn:
+    """Become the client's ``menace`` command, run it, report its exit code, and end.
+
+    Last, it tells the warm checker on ``notes`` which suites it used (:func:`preload.note`).
+    """
     code = 1
     try:
         atexit._clear()  # the warm checker's own exit handlers are not this check's
@@ -246,6 +307,8 @@ def run_forked_check(connection: socket.socket, request: dict[str, Any], fds: li
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         _take_over(request, fds)
+        if not preload.wanted():
+            preload.forget()
         connection.settimeout(None)
         send(connection, {"pid": os.getpid()})
         _stop_when_client_leaves(connection)
@@ -265,6 +328,9 @@ def run_forked_check(connection: socket.socket, request: dict[str, Any], fds: li
             pass  # the client is gone
         try:
             atexit._run_exitfuncs()  # this check's own (its scratch folders)
+            line = preload.note()
+            if line:
+                os.write(notes, line)
         finally:
             os._exit(0)
 

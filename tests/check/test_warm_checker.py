@@ -495,6 +495,44 @@ def test_a_connection_from_another_user_is_refused(tmp_path):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def preloaded() -> list[list[str]]:
+    """The suites every warm checker of this test's cache folder holds for its next copies."""
+    return [suite for answer in statuses() for suite in answer.get("preloaded", [])]  # type: ignore[union-attr]
+
+
+def test_the_next_copy_finds_the_suite_the_last_check_used_already_loaded(warm):
+    started_warm_checker()
+    assert not preloaded()  # the first check ran in its own process, while the warm checker started
+    assert menace("check", str(CORRECT)).returncode == 0
+    wait_for(lambda: [str(REPO), "after_game"] in preloaded())
+    for answer in (CORRECT, BUGGY):
+        cold = menace("check", str(answer), MENACE_WARM="off")
+        hot = menace("check", str(answer))
+        assert (hot.returncode, hot.stdout, hot.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+
+
+def test_a_hidden_test_edited_after_the_warm_checker_loaded_it_is_used_at_the_next_check(warm, tmp_path):
+    course = tmp_path / "course"
+    for part in ("challenges", "hidden_tests", "reference", "feedback_templates"):
+        shutil.copytree(REPO / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    args = ("check", str(CORRECT), "--course", str(course))
+    started_warm_checker()
+    assert menace(*args).returncode == 0
+    wait_for(lambda: [str(course), "after_game"] in preloaded())
+    tests = course / "hidden_tests" / "after_game" / "test_after_game.py"
+    tests.write_text(
+        tests.read_text(encoding="utf-8")
+        + "\n\ndef test_added_later(submission):\n"
+        + '    """A test added after the warm checker loaded the others."""\n'
+        + '    expect(False, "never passes")\n',
+        encoding="utf-8",
+    )
+    edited = menace(*args)
+    assert edited.returncode == 1, edited.stdout
+    assert "A test added after the warm checker loaded the others" in edited.stdout
+    assert edited.stdout == menace(*args, MENACE_WARM="off").stdout
+
+
 def test_a_message_sent_right_after_another_is_not_lost():
     """A copy that ends at once sends its pid and its exit code together: both must arrive."""
     from menace_course.warm.messages import receive, send
@@ -509,3 +547,15 @@ def test_a_message_sent_right_after_another_is_not_lost():
         assert receive(ours) == ({"pid": 12}, [])
         assert receive(ours) == ({"exit": 2}, [])
         assert receive(ours) == (big, [])
+
+
+def test_with_preloading_off_a_copy_leaves_nothing_to_load(warm, monkeypatch):
+    monkeypatch.setenv("MENACE_PRELOAD", "off")
+    started_warm_checker()
+    assert menace("check", str(CORRECT)).returncode == 0
+    time.sleep(0.5)  # (a note is read and loaded within milliseconds of its copy's end)
+    assert preloaded() == []
+    assert menace("check", str(BUGGY), MENACE_PRELOAD="on").returncode == 1
+    wait_for(lambda: [str(REPO), "after_game"] in preloaded())  # the second said what it used
+    (answer,) = statuses()
+    assert answer["served"] == 2
