@@ -36,7 +36,10 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from menace_course.course import Course
 
 #: ``MENACE_PRELOAD`` values with which a copy uses nothing its warm checker loaded, and says
 #: nothing of what it used (to compare, or to rule preloading out when something looks wrong).
@@ -45,7 +48,7 @@ OFF = frozenset({"0", "off", "no", "false"})
 MOST_SUITES = 16
 #: A note longer than this is not sent: a pipe write of at most PIPE_BUF bytes is atomic.
 NOTE_BYTES = 4096
-#: How long loading one note's suites may take in the warm checker before it gives up.
+#: How long loading one suite may take in the warm checker before it gives up on it.
 PRELOAD_SECONDS = 30.0
 
 
@@ -136,7 +139,7 @@ def preload(suites: list[tuple[Path, str]], environment: dict[str, str]) -> int:
     return loaded
 
 
-def _templates(course: Any) -> None:
+def _templates(course: Course) -> None:
     """Compile the text report's template and the templates it imports, for this language."""
     from jinja2 import meta
 
