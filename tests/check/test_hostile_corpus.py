@@ -284,8 +284,33 @@ def test_graded_in_grader_processes_that_keep_spare_sandboxes_every_file_gets_th
         return report["status"], report["score"], [(t["name"], t["outcome"]) for t in report["tests"]]
 
     assert sorted(graded) == names
-    differing = {n: (verdict(graded[n]), verdict(aftermath.runs[n].report)) for n in names}
+    differing = {
+        n: (verdict(graded[n]), verdict(aftermath.runs[n].report))
+        for n in names
+        if not same_but_where_the_budget_ran_out(graded[n], aftermath.runs[n].report)
+    }
     assert {n: pair for n, pair in differing.items() if pair[0] != pair[1]} == {}
+
+
+def same_but_where_the_budget_ran_out(one: dict, other: dict) -> bool:
+    """The same status and score, and each test's outcome the same unless one of the two is a
+    test skipped because the submission's CPU budget had run out.
+
+    A budget counts the child's CPU time, which varies a little from run to run: a file
+    whose every call costs about as much (recursion_limit_raised_python on 3.12 and later,
+    about a tenth of the budget a call) may have its budget run out one test earlier in
+    one run than in another. Every other difference still counts.
+    """
+    if (one["status"], one["score"]) != (other["status"], other["score"]):
+        return False
+    return all(
+        a["outcome"] == b["outcome"] or "budget" in (_problem(a), _problem(b))
+        for a, b in zip(one["tests"], other["tests"], strict=True)
+    )
+
+
+def _problem(test: dict) -> str | None:
+    return (test.get("detail") or {}).get("problem")
 
 
 def test_every_hostile_file_says_what_it_tries_on_its_first_line():
