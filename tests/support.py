@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+#: The folders of the repository's course, public and private.
+COURSE_PARTS = ("challenges", "hidden_tests", "reference", "feedback_templates")
+
+
+def copy_course(target: Path) -> Path:
+    """A copy of the repository's course (public and private parts) at ``target``, to change freely."""
+    for part in COURSE_PARTS:
+        shutil.copytree(REPO / part, target / part, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
 
 
 @dataclass(frozen=True)

@@ -195,13 +195,9 @@ class WarmChecker:
 
     def _preload(self) -> None:
         """Load the suites the last checks used (no check runs now: it takes no check's CPU)."""
-        by_environment: dict[str, tuple[dict[str, str], list[tuple[Path, str]]]] = {}
-        for suite, environment in self.waiting.items():
-            key = repr(sorted(environment.items()))
-            by_environment.setdefault(key, (environment, []))[1].append(suite)
-        self.waiting.clear()
-        for environment, suites in by_environment.values():
-            preload.preload(suites, environment)
+        waiting, self.waiting = self.waiting, {}
+        for suite, environment in waiting.items():
+            preload.preload([suite], environment)
 
     def _answer(self, connection: socket.socket) -> None:
         if not same_user(connection):

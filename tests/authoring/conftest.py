@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.support import Ran  # noqa: F401  (the tests import it from here)
+from tests.support import Ran, copy_course  # noqa: F401  (the tests import Ran from here)
 
 REPO = Path(__file__).resolve().parents[2]
-COURSE_PARTS = ("challenges", "hidden_tests", "reference", "feedback_templates")
 
 
 @pytest.fixture(scope="session")
@@ -22,8 +20,6 @@ def example_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def course(tmp_path: Path, example_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the course (challenges, hidden tests, references, templates) to change freely."""
-    root = tmp_path / "course"
-    for part in COURSE_PARTS:
-        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    root = copy_course(tmp_path / "course")
     monkeypatch.setenv("MENACE_CACHE_DIR", str(example_cache))
     return root

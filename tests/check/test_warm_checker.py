@@ -24,7 +24,7 @@ import pytest
 
 from menace_course.warm import client, server
 from menace_course.warm.stamp import socket_path, stamp
-from tests.support import REPO, descendants, processes
+from tests.support import REPO, copy_course, descendants, processes
 
 pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
 
@@ -515,9 +515,7 @@ def test_the_next_copy_finds_the_suite_the_last_check_used_already_loaded(warm):
 
 
 def test_a_hidden_test_edited_after_the_warm_checker_loaded_it_is_used_at_the_next_check(warm, tmp_path):
-    course = tmp_path / "course"
-    for part in ("challenges", "hidden_tests", "reference", "feedback_templates"):
-        shutil.copytree(REPO / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    course = copy_course(tmp_path / "course")
     args = ("check", str(CORRECT), "--course", str(course))
     started_warm_checker()
     assert menace(*args).returncode == 0

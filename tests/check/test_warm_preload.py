@@ -9,25 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from menace_course.checking import suite
 from menace_course.warm import preload
-from tests.support import REPO
-
-COURSE_PARTS = ("challenges", "hidden_tests", "reference", "feedback_templates")
+from tests.support import copy_course
 
 
 @pytest.fixture
 def course(tmp_path: Path) -> Path:
     """A copy of the course to break freely."""
-    root = tmp_path / "course"
-    for part in COURSE_PARTS:
-        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
-    return root
+    return copy_course(tmp_path / "course")
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from __future__ import annotations
 import html
 import logging
 import re
-import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,16 +31,7 @@ from flask import Flask
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from tests.lti.lms import RunningPlatform, ScorePost, start_platform
-from tests.support import REPO
-
-COURSE_PARTS = ("challenges", "hidden_tests", "reference", "feedback_templates")
-
-
-def copy_course(target: Path) -> Path:
-    """A copy of the repository's course (public and private parts) at ``target``."""
-    for part in COURSE_PARTS:
-        shutil.copytree(REPO / part, target / part, ignore=shutil.ignore_patterns("__pycache__"))
-    return target
+from tests.support import copy_course
 
 
 @dataclass

@@ -20,7 +20,6 @@ import hashlib
 import http.cookiejar
 import json
 import re
-import shutil
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -29,7 +28,7 @@ from typing import Any
 import pytest
 
 from tests.service.support import LiveService, menace, request
-from tests.support import REPO
+from tests.support import copy_course
 
 pytestmark = pytest.mark.slow
 
@@ -75,9 +74,7 @@ for path in {paths!r}:
 
 
 def _course_copy(folder: Path) -> Path:
-    course = folder / "course"
-    for part in ("challenges", "hidden_tests", "reference", "feedback_templates"):
-        shutil.copytree(REPO / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    course = copy_course(folder / "course")
     (course / "hidden_tests" / "after_game" / "test_canary.py").write_text(CANARY_TEST)
     reference = course / "reference" / "after_game.py"
     reference.write_text(reference.read_text() + f"\n_CANARY = {CANARY_REFERENCE!r}  # never shown\n")
