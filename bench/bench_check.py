@@ -58,6 +58,10 @@ IMPORTS = (
     f"import_file(pathlib.Path({str(REPO / 'hidden_tests' / 'after_game' / 'test_after_game.py')!r}),"
     " importer=standin_import)"
 )
+#: The least an own-process ``menace check`` imports whatever else changes: ``re`` (pip's
+#: console-script wrapper imports it before any code of ours) and jinja2 (the feedback is
+#: rendered from the course's templates with it).
+OWN_PROCESS_FLOOR = "import re, jinja2"
 #: About as many calls as the after_game suite makes on a correct answer.
 CALLS_PER_CHECK = 150
 #: Issue 26: ``menace check`` of a correct after_game, in its own process and served warm,
@@ -121,6 +125,28 @@ def filter_cost(kind: str, runs: int) -> None:
     print(f"  with the seccomp filter     median {with_filter * 1000:7.1f} ms")
     print(f"  without it                  median {without * 1000:7.1f} ms")
     print(f"  ratio with / without               {with_filter / without:7.2f} x")
+
+
+def print_floors(median: dict[str, float]) -> None:
+    """What no ``menace check`` can go below, measured in the same run, against the goals.
+
+    In its own process: :data:`OWN_PROCESS_FLOOR`, before anything is checked. Warm: the
+    whole warm path with nothing to check (``menace check --help``: the client through pip's
+    wrapper, the socket, the fork, click); what is left of the warm goal is what a check
+    may take in the copy, to be set beside after_game's wall time in an already-warm grader
+    (the CPU table below).
+    """
+    bare = median["bare"]
+    own, warm = median["own process floor"], median["warm floor"]
+    print("floors (no check can cost less, in this run):")
+    print(
+        f"  own process: {OWN_PROCESS_FLOOR:<18}    median {own * 1000:7.1f} ms  {own / bare:5.1f} x"
+        f"  (goal {OWN_PROCESS_GOAL:.0f} x)"
+    )
+    print(
+        f"  warm: menace check --help         median {warm * 1000:7.1f} ms  {warm / bare:5.1f} x"
+        f"  (goal {WARM_GOAL:.0f} x: {(WARM_GOAL * bare - warm) * 1000:.1f} ms left for the check itself)"
+    )
 
 
 def batch_side_by_side(check: list[str], env: dict[str, str], runs: int) -> None:
@@ -197,19 +223,25 @@ def main() -> None:
         return
     cold = timed(check, warm)  # generates the examples, and starts the warm checker
     wait_for_warm_checker(warm)
-    runs = [
-        (timed(bare, env), timed(imports, env), timed(check, own_process), timed(check, warm))
-        for _ in range(args.runs)
-    ]
-    bare_median, imports_median, alone_median, warm_median = (
-        statistics.median(run[i] for run in runs) for i in range(4)
-    )
+    sides = {  # label: (command, environment), timed in turns
+        "bare": (bare, env),
+        "imports": (imports, env),
+        "own process": (check, own_process),
+        "warm": (check, warm),
+        "own process floor": ([sys.executable, "-c", OWN_PROCESS_FLOOR], env),
+        "warm floor": ([menace, "check", "--help"], warm),
+    }
+    times: dict[str, list[float]] = {side: [] for side in sides}
+    for _ in range(args.runs):
+        for side, (command, side_env) in sides.items():
+            times[side].append(timed(command, side_env))
+    median = {side: statistics.median(found) for side, found in times.items()}
     subprocess.run([menace, "warm", "stop"], env=warm, capture_output=True, check=False)
+    bare_median, alone_median, warm_median = median["bare"], median["own process"], median["warm"]
     print(f"runs: {args.runs}, sandbox: {args.sandbox}, cores: {os.cpu_count()}")
     print(f"bare python start              median {bare_median * 1000:7.1f} ms")
-    print(
-        f"imports alone                  median {imports_median * 1000:7.1f} ms  (the check's modules, tests)"
-    )
+    imports_median = median["imports"]
+    print(f"imports alone                  median {imports_median * 1000:7.1f} ms  (its modules, tests)")
     print(f"menace check, its own process  median {alone_median * 1000:7.1f} ms  (MENACE_WARM=off)")
     print(f"menace check, warm checker     median {warm_median * 1000:7.1f} ms  (first {cold * 1000:.0f} ms)")
     print(f"ratio warm / bare                    {warm_median / bare_median:7.1f} x")
@@ -222,6 +254,7 @@ def main() -> None:
         f"warm checker at most {WARM_GOAL:.0f}x -> {'met' if warm_ratio <= WARM_GOAL else 'NOT met'}"
         f" ({warm_ratio:.1f}x)"
     )
+    print_floors(median)
     shutil.rmtree(cache, ignore_errors=True)
     if args.sandbox in ("bwrap", "process"):
         filter_cost(args.sandbox, args.runs)

@@ -15,6 +15,7 @@ TYPE_CHECKING = False  # (typing itself costs the client 6 ms)
 if TYPE_CHECKING:
     import signal
     from pathlib import Path
+    from typing import NoReturn
 
     from menace_course.warm.messages import Connection
 else:
@@ -55,10 +56,25 @@ def main() -> None:
             print(_("menace: stopped."), file=sys.stderr)
             sys.exit(130)
         if code is not None:
-            sys.exit(code)
+            end_now(code)
     from menace_course.cli import main as run_here
 
     run_here()
+
+
+def end_now(code: int) -> NoReturn:
+    """End this process with ``code`` once the warm checker has run the check.
+
+    The check ran in the warm checker's copy; this process only waited, so nothing of it
+    needs tidying: its streams are flushed and it ends without Python's shutdown (which
+    frees every module's objects one by one, about 2 ms of every warm check).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # (a closed pipe: nothing of ours was waiting in it)
+            pass
+    os._exit(code & 0xFF)
 
 
 def wanted(argv: list[str]) -> bool:
