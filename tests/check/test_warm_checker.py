@@ -213,6 +213,33 @@ def test_ctrl_c_stops_a_warm_check_and_its_sandbox(warm, tmp_path):
     assert again.returncode == 0
 
 
+def test_a_copy_that_dies_mid_check_tells_the_student_it_was_not_their_mistake(warm, tmp_path):
+    checker = started_warm_checker()
+    (tmp_path / "after_game.py").write_text(HANGS_AT_LOAD, encoding="utf-8")
+    student = subprocess.Popen(
+        [sys.executable, "-m", "menace_course", "check", str(tmp_path / "after_game.py")],
+        cwd=REPO,
+        env=with_scratch(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: bool(_sandboxes_of(tmp_path)))  # the copy is checking
+    table = processes()
+    copies = [
+        pid
+        for pid, (parent, command) in table.items()
+        if parent == checker["pid"] and command == table[int(str(checker["pid"]))][1]
+    ]
+    assert len(copies) == 1, copies
+    os.kill(copies[0], signal.SIGKILL)
+    _, err = student.communicate(timeout=30)
+    assert student.returncode == 1
+    assert "the check stopped before it finished" in err and "not your mistake" in err, err
+    wait_for(lambda: not _sandboxes_of(tmp_path))  # its box went with it
+    assert menace("check", str(CORRECT)).returncode == 0
+
+
 def test_student_code_in_the_sandbox_cannot_reach_the_warm_checker(warm, tmp_path):
     started_warm_checker()
     (path,) = client.running()
