@@ -53,7 +53,7 @@ from menace_course.models import CallStatus, SandboxKind
 from menace_course.sandbox import wire, zygote
 from menace_course.sandbox.batch import Accounts, KnownReply, PlannedCall, ReadAhead, SentCall, pack_batch
 from menace_course.sandbox.channel import Channel, ChannelClosed, ReplyTooLarge
-from menace_course.sandbox.clock import RunDelay, is_bwrap, leaf_pid
+from menace_course.sandbox.clock import RunDelay, is_wrapper, leaf_pid
 from menace_course.sandbox.launch import BWRAP_CONFINEMENT, HARNESS_DIR, UidLease, plan_launch
 from menace_course.sandbox.outcomes import (
     CallOutcome,
@@ -338,7 +338,7 @@ class Child:
             pid = leaf_pid(self._process.pid)
             # Under bwrap, or unshare's pid namespace, the harness is a process further down.
             wrapped = self.kind == "bwrap" or "pid namespace" in self._launched_with
-            if not wrapped or (pid != self._process.pid and not is_bwrap(pid)):
+            if not wrapped or (pid != self._process.pid and not is_wrapper(pid)):
                 self._delay = RunDelay(pid)
         return self._delay
 

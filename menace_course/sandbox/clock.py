@@ -19,12 +19,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+#: The names (``/proc/PID/comm``) of the programs that start the harness: bubblewrap, and
+#: in process mode as root, ``unshare``. A process they fork has their name until it starts
+#: the next program.
+WRAPPERS = frozenset({"bwrap", "unshare"})
+
 
 def leaf_pid(pid: int) -> int:
-    """The innermost descendant of ``pid`` (the harness, under bubblewrap's own processes).
+    """The innermost descendant of ``pid`` (the harness, under the processes that wrap it).
 
     The sandboxed child cannot start processes, so its tree is a chain: bwrap, bwrap's
-    init inside the pid namespace, then Python.
+    init inside the pid namespace, then Python (in process mode as root: unshare, the
+    harness's own first process of the namespace, then the harness).
     """
     for _ in range(8):
         try:
@@ -37,12 +43,23 @@ def leaf_pid(pid: int) -> int:
     return pid
 
 
-def is_bwrap(pid: int) -> bool:
-    """True while ``pid`` is still one of bubblewrap's own processes (not yet the harness)."""
+def is_wrapper(pid: int) -> bool:
+    """True while ``pid`` is not yet the harness: a :data:`WRAPPERS` program, or a namespace's first process.
+
+    The first process of a pid namespace is never the harness: bubblewrap's init is, and in
+    process mode as root the harness stays it and runs below it
+    (:func:`~menace_course.sandbox.harness.stay_first_process`); before it has forked, the
+    one process there is both.
+    """
     try:
-        return Path(f"/proc/{pid}/comm").read_text().strip() == "bwrap"
+        if Path(f"/proc/{pid}/comm").read_text().strip() in WRAPPERS:
+            return True
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("NSpid:"):
+                return line.split()[-1] == "1"
     except OSError:
-        return False
+        pass
+    return False
 
 
 class RunDelay:
@@ -50,6 +67,7 @@ class RunDelay:
 
     def __init__(self, pid: int) -> None:
         """Open ``/proc/PID/schedstat`` if this system has it."""
+        self.pid = pid  #: the process whose wait it reads (host pid)
         self.fd = -1
         try:
             self.fd = os.open(f"/proc/{pid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)

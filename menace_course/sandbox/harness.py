@@ -1,6 +1,8 @@
 """The trusted program that runs inside the sandbox and answers calls on a submission.
 
-It starts before any student code, and, in this order:
+It starts before any student code (below the first process of its pid namespace: when
+it finds itself that process, in the process sandbox as root, it stays it and goes on in
+a child, :func:`stay_first_process`), and, in this order:
 
 1. moves the request and reply pipes out of the student's reach: fds 0, 1 and 2 become
    ``/dev/null``, so ``input()`` gets end-of-file and prints go nowhere unless captured;
@@ -930,8 +932,32 @@ def main() -> None:
     if sys.argv[1] == "--zygote":
         zygote(int(sys.argv[2]))
         return
+    if os.getpid() == 1:
+        stay_first_process()
     path, request_fd, reply_fd, packed_settings = sys.argv[1:5]
     run(path, int(request_fd), int(reply_fd), packed_settings, load_codec())
+
+
+def stay_first_process() -> None:
+    """As the first process of a pid namespace, fork: the harness goes on in the child.
+
+    This is process mode as root, under ``unshare --pid --fork``. The first process of a
+    pid namespace ignores every signal it has no handler for when it comes from inside the
+    namespace, so as that process a submission's ``os.kill(os.getpid(), signal.SIGKILL)``
+    or ``SIGTERM`` did nothing and ``os.abort()`` ended as a SIGSEGV, where under
+    bubblewrap (whose own init is that process) each ends the submission. This process
+    keeps none of the grader's pipes, waits, and ends as the harness ended: its exit
+    code, or ``128 + N`` for a signal N, as bubblewrap's init reports it. Returns in the
+    child only.
+    """
+    harness = os.fork()
+    if harness == 0:
+        return
+    os.closerange(0, 65536)  # the grader sees end of file when the harness ends, as before
+    _pid, status = os.waitpid(harness, 0)
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
 
 
 def load_codec() -> dict[str, Any]:

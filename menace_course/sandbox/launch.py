@@ -128,9 +128,11 @@ def pid_namespace_prefix() -> tuple[str, ...]:
 
     util-linux's ``unshare --fork`` makes the child the first process of a new pid
     namespace, mounts a ``/proc`` of that namespace in a mount namespace of its own, kills
-    the child if it dies itself (``--kill-child``), and ends as the child ended (the same
-    exit code, or the same signal). Tried once: a kernel or container that refuses new
-    namespaces gives an empty prefix, and the child runs without (with a notice).
+    the child if it dies itself (``--kill-child``), and ends as the child ended. The
+    harness, finding itself that first process, stays it and runs below it
+    (:func:`~menace_course.sandbox.harness.stay_first_process`), ending as it ended, as
+    bubblewrap's init does. Tried once: a kernel or container that refuses new namespaces
+    gives an empty prefix, and the child runs without (with a notice).
     """
     unshare = shutil.which("unshare")
     if unshare is None or os.geteuid() != 0:

@@ -1,5 +1,7 @@
 """The sandboxed child answers calls with plain facts, within its limits, and can be killed."""
 
+import os
+
 import pytest
 
 from menace_course.limits import Limits
@@ -86,6 +88,57 @@ def test_a_call_that_stops_python_is_a_crash_and_the_child_restarts(kind):
     with started(kind) as worker:
         assert worker.call("leave", []).status == "crashed"
         assert worker.call("double", [[1]]).result == [2]
+
+
+#: Submissions that end themselves as they load, and the exit code each ends with under
+#: bubblewrap (whose init reports a signal N as 128 + N).
+SELF_ENDINGS = {
+    "kills itself": ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", 128 + 9),
+    "terminates itself": ("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n", 128 + 15),
+    "terminates its process group": ("import os, signal\nos.kill(0, signal.SIGTERM)\n", 128 + 15),
+    "aborts": ("import os\nos.abort()\n", 128 + 6),
+    "exits with 3": ("import os\nos._exit(3)\n", 3),
+}
+
+
+@pytest.mark.parametrize("ending", SELF_ENDINGS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_submission_that_ends_itself_ends_the_same_way_in_every_sandbox(kind, ending):
+    # In process mode as root the child has its own pid namespace, whose first process
+    # ignores the signals it sends itself: the harness must not be that process.
+    if kind == "process" and os.geteuid() != 0:
+        pytest.skip("as an ordinary user a process-mode child is a plain process (exit code -N)")
+    source, exit_code = SELF_ENDINGS[ending]
+    with Child(source + "def f():\n    return 1\n", kind, FAST) as worker:
+        loaded = worker.load()
+        assert (loaded.status, loaded.exit_code) == ("crashed", exit_code)
+
+
+def test_in_process_mode_as_root_the_submission_cannot_signal_what_runs_it():
+    if os.geteuid() != 0:
+        pytest.skip("only root gets a pid namespace in process mode")
+    source = (
+        "import os, signal\n"
+        "def kill_first():\n"
+        "    try:\n"
+        "        os.kill(1, signal.SIGKILL)\n"
+        "    except OSError as error:\n"
+        "        return type(error).__name__\n"
+        "    return 'sent'\n"
+        "def where():\n"
+        "    return os.getpid()\n"
+    )
+    with started("process", source) as worker:
+        assert worker.call("where", []).result == 2  # below the namespace's first process
+        assert worker.call("kill_first", []).result == "PermissionError"
+        assert worker.call("where", []).result == 2  # the same child, still answering
+        # The starvation clock reads the process that runs the student's code, not the
+        # first one, which only waits (a clock on it would never see the machine starve).
+        clock = worker._run_delay()
+        assert clock is not None
+        status = open(f"/proc/{clock.pid}/status").read().splitlines()
+        (namespace_pids,) = [line for line in status if line.startswith("NSpid:")]
+        assert namespace_pids.split()[-1] == "2"
 
 
 @pytest.mark.parametrize("kind", KINDS)
