@@ -542,7 +542,12 @@ class Child:
             self._workdir = None
 
     def _kill(self, grace: float = 0.0) -> int | None:
-        """Kill the child's whole process group; ``grace`` lets a child that is exiting finish."""
+        """Kill the child's whole process group; ``grace`` lets a child that is exiting finish.
+
+        Returns how the child ended: its exit code, ``128 + N`` for a signal N (as
+        bubblewrap's init reports it, so that the same submission reads the same in every
+        sandbox), or None if that is not known.
+        """
         code = None
         if self._process is not None and grace:
             try:
@@ -563,6 +568,8 @@ class Child:
                 self._process.kill()
                 code = self._process.wait()
             self._process = None
+        if code is not None and code < 0:  # (a plain process: Popen's -N for a signal N)
+            code = 128 - code
         self._last_returned = None  # a new child holds no objects of the old one's
         self._ahead = None
         self._pending.clear()  # nothing will answer them now
