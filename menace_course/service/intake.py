@@ -35,6 +35,7 @@ from menace_course.service.db.tables import Attempt
 from menace_course.service.dispatch.base import QUEUE_IS_FULL, CheckJob, QueueFull
 from menace_course.service.languages import gettext as _
 from menace_course.service.languages import ngettext
+from menace_course.service.logs import request_id
 from menace_course.service.refusal import Refusal
 from menace_course.service.state import ServiceState
 
@@ -121,6 +122,7 @@ def accept(service: ServiceState, person: Who, slug: str, filename: str | None, 
                     challenge=slug,
                     filename=name,
                     source=source,
+                    request_id=request_id.get(),
                 )
             enqueue(CheckJob.of(admitted.attempt, admitted.ahead))
     except QueueFull as full:

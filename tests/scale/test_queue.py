@@ -3,6 +3,7 @@ whole service), health, attempts that lost their job, and attempts that keep kil
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -77,7 +78,7 @@ def test_the_sweep_gives_a_lost_attempt_a_job_and_stops_one_that_keeps_killing_g
     tmp_path: Path, pg_url: str
 ) -> None:
     web, _ = serve(tmp_path, pg_url)
-    runner = worker(tmp_path, pg_url, "runner", 1)
+    runner = worker(tmp_path, pg_url, "runner", 1, "--log-format", "json")
     db = Database(pg_url)
     try:
         long_ago = now() - timedelta(minutes=5)
@@ -91,8 +92,9 @@ def test_the_sweep_gives_a_lost_attempt_a_job_and_stops_one_that_keeps_killing_g
                     challenge="after_game",
                     filename="a.py",
                     source=text,
+                    request_id=made_by,
                 ).id
-                for text in (CORRECT.read_text(), CORRECT.read_text())
+                for text, made_by in ((CORRECT.read_text(), "lost-request-7"), (CORRECT.read_text(), None))
             )
             session.execute(update(Attempt).where(Attempt.id.in_([lost, doomed])).values(created_at=long_ago))
             session.execute(update(Attempt).where(Attempt.id == doomed).values(runs=MAX_RUNS))
@@ -112,6 +114,13 @@ def test_the_sweep_gives_a_lost_attempt_a_job_and_stops_one_that_keeps_killing_g
         runner.stop()
         web.stop()
         db.dispose()
+    # The worker's lines about the lost attempt (the sweep's, the check's) name the request
+    # that made it, as they would had its own job been queued.
+    lines = [json.loads(line) for line in runner.err.read_text().splitlines() if line.startswith("{")]
+    about = [line for line in lines if lost in line["message"]]
+    assert any("had no job" in line["message"] for line in about), about
+    assert any("recorded" in line["message"] for line in about), about
+    assert all(line["request_id"] == "lost-request-7" for line in about), about
 
 
 def test_the_queue_is_refused_plainly_without_postgresql_and_workers_are_not_counted_here(

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from menace_course.service.db.engine import Database
+from menace_course.service.db.tables import Attempt
 from tests.scale.support import SLOW, post, serve, until, worker
 from tests.service.support import CORRECT, METRICS_TOKEN, menace, metric_value, request, sandbox_kind
 
@@ -85,6 +87,13 @@ def test_the_worker_s_log_lines_for_a_check_carry_the_id_of_the_request_that_mad
     lines = [json.loads(ln) for ln in runner.err.read_text().splitlines() if ln.startswith("{")]
     about = [line for line in lines if attempt_id in line["message"]]
     assert about and all(line["request_id"] == made_by for line in about), about
+    db = Database(pg_url)  # the attempt keeps it too, for a job queued again later (test_queue)
+    try:
+        with db.reading() as session:
+            stored = session.get(Attempt, attempt_id)
+            assert stored is not None and stored.request_id == made_by
+    finally:
+        db.dispose()
     assert not [ln for ln in runner.err.read_text().splitlines() if ln and not ln.startswith("{")]
 
 

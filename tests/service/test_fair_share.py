@@ -284,7 +284,7 @@ def test_anonymous_addresses_share_one_lane_and_each_has_its_own_limit(db_url: s
 
 def test_an_anonymous_check_waits_in_the_anonymous_lane() -> None:
     class Stored:
-        id, challenge, filename, source, user_id = "a", "after_game", "a.py", "", None
+        id, challenge, filename, source, user_id, request_id = "a", "after_game", "a.py", "", None, None
 
     assert CheckJob.of(Stored()).lane == ANONYMOUS_LANE  # type: ignore[arg-type]
 

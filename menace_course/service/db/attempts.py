@@ -127,8 +127,11 @@ def admit_attempt(
     challenge: str,
     filename: str,
     source: str,
+    request_id: str | None = None,
 ) -> Admitted:
     """Count what waits and store the new attempt, atomically (in a :meth:`Database.writing` session).
+
+    ``request_id`` is the id of the request that sent it (kept for the log lines of its check).
 
     Raises:
         OverLimit: the lane, the anonymous checks together, or the whole queue is full;
@@ -153,6 +156,7 @@ def admit_attempt(
         filename=filename,
         source=source,
         lane=lane,
+        request_id=request_id,
     )
     return Admitted(attempt, ahead)
 
@@ -166,6 +170,7 @@ def store_attempt(
     filename: str,
     source: str,
     lane: str | None = None,
+    request_id: str | None = None,
 ) -> Attempt:
     """Add a queued attempt, counting no limit (the caller's transaction commits it before answering)."""
     attempt = Attempt(
@@ -180,6 +185,7 @@ def store_attempt(
         status=AttemptStatus.QUEUED,
         runs=0,
         lane=lane,
+        request_id=request_id or None,
     )
     session.add(attempt)
     session.flush()

@@ -196,6 +196,9 @@ class Attempt(Base):
     #: Whose turn it waits for: ``user:ID``, or ``addr:HASH`` for an anonymous address
     #: (what the per-student limit counts; see :mod:`~menace_course.service.db.attempts`).
     lane: Mapped[str | None] = mapped_column(String(80), default=None)
+    #: The id of the web request that made it (``X-Request-Id``), for the log lines of its
+    #: check, however it reaches a grader (see ``docs/deploy.md``, request ids).
+    request_id: Mapped[str | None] = mapped_column(String(128), default=None)
 
     user: Mapped[User | None] = relationship()
     context: Mapped[Context] = relationship()

@@ -61,10 +61,14 @@ class CheckJob:
 
     @classmethod
     def of(cls, attempt: Attempt, ahead: int = 0) -> CheckJob:
-        """The job of a stored attempt (made in a request: with the request's id)."""
+        """The job of a stored attempt, with the id of the request that made it.
+
+        (An attempt stored before attempts kept that id has none: then the id of the
+        request this runs in, if any.)
+        """
         from menace_course.service.logs import request_id
 
-        lane, made_by = lane_of(attempt), request_id.get()
+        lane, made_by = lane_of(attempt), attempt.request_id or request_id.get()
         return cls(attempt.id, attempt.challenge, attempt.filename, attempt.source, lane, ahead, made_by)
 
 

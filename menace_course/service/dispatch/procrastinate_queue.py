@@ -51,6 +51,7 @@ from sqlalchemy import select
 from menace_course.errors import UsageError
 from menace_course.service.db.engine import Database, normalize_url
 from menace_course.service.db.tables import Attempt, AttemptStatus, now
+from menace_course.service.logs import bound
 
 log = logging.getLogger("menace.service.queue")
 
@@ -96,8 +97,11 @@ class CheckRunner(Protocol):
         """Check the attempt and record its report (logging with ``request_id``); a word on what happened."""
         ...
 
-    def orphans(self, active: set[str], older_than: float) -> list[str]:
-        """Unfinished attempts older than ``older_than`` seconds whose id is not in ``active``."""
+    def orphans(self, active: set[str], older_than: float) -> list[tuple[str, str]]:
+        """Unfinished attempts older than ``older_than`` seconds whose id is not in ``active``.
+
+        Each as its id and the id of the request that made it (empty when it has none).
+        """
         ...
 
 
@@ -133,9 +137,10 @@ async def sweep(context: JobContext, timestamp: int) -> str:
         await manager.retry_job(job)
     active = await active_check_ids(context.app)
     lost = await asyncio.to_thread(_runner(context).orphans, active, ORPHAN_SECONDS)
-    for attempt_id in lost:
-        log.warning("attempt %s had no job: queued again", attempt_id)
-        await defer_check_async(context.app, attempt_id)
+    for attempt_id, made_by in lost:
+        with bound(made_by):
+            log.warning("attempt %s had no job: queued again", attempt_id)
+        await defer_check_async(context.app, attempt_id, made_by)
     return f"{len(stalled)} stalled, {len(lost)} lost"
 
 
@@ -179,11 +184,11 @@ def defer_check(app: procrastinate.App, attempt_id: str, ahead: int = 0, request
         pass  # its job is waiting already
 
 
-async def defer_check_async(app: procrastinate.App, attempt_id: str) -> None:
+async def defer_check_async(app: procrastinate.App, attempt_id: str, request_id: str = "") -> None:
     """:func:`defer_check` from a worker's event loop."""
     try:
         await app.configure_task(CHECK_TASK, queueing_lock=_lock(attempt_id)).defer_async(
-            attempt_id=attempt_id
+            attempt_id=attempt_id, request_id=request_id
         )
     except queue_errors.AlreadyEnqueued:
         pass
@@ -333,12 +338,15 @@ def queue_facts(connection: psycopg.Connection[Any]) -> QueueFacts:
     return QueueFacts([str(name) for (name,) in names], *(int(value) for value in row))
 
 
-def unfinished_ids(db: Database, active: set[str], older_than: float) -> list[str]:
-    """Attempts accepted ``older_than`` seconds ago or more, not done, and not in ``active``."""
+def unfinished_ids(db: Database, active: set[str], older_than: float) -> list[tuple[str, str]]:
+    """Attempts accepted ``older_than`` seconds ago or more, not done, and not in ``active``.
+
+    Each as its id and the id of the request that made it (empty when it has none).
+    """
     cutoff = now() - timedelta(seconds=older_than)
     with db.reading() as session:
-        rows = session.scalars(
-            select(Attempt.id)
+        rows = session.execute(
+            select(Attempt.id, Attempt.request_id)
             .where(
                 Attempt.status.in_([AttemptStatus.QUEUED, AttemptStatus.RUNNING]),
                 Attempt.created_at <= cutoff,
@@ -346,4 +354,4 @@ def unfinished_ids(db: Database, active: set[str], older_than: float) -> list[st
             .order_by(Attempt.created_at)
             .limit(1000)
         )
-        return [attempt_id for attempt_id in rows if attempt_id not in active]
+        return [(attempt_id, made_by or "") for attempt_id, made_by in rows if attempt_id not in active]

@@ -197,8 +197,8 @@ class CheckRuntime:
         log.info("attempt %s %s (run %d, %s)", attempt_id, outcome, runs + 1, report.status.value)
         return outcome
 
-    def orphans(self, active: set[str], older_than: float) -> list[str]:
-        """Attempts waiting ``older_than`` seconds or more with no live job."""
+    def orphans(self, active: set[str], older_than: float) -> list[tuple[str, str]]:
+        """Attempts waiting ``older_than`` seconds or more with no live job, and their request ids."""
         return unfinished_ids(self.db, active, older_than)
 
     def stop(self) -> None:
