@@ -12,6 +12,16 @@ REPO = Path(__file__).resolve().parent.parent
 #: The folders of the repository's course, public and private.
 COURSE_PARTS = ("challenges", "hidden_tests", "reference", "feedback_templates")
 
+#: Submissions that end themselves as they load, and the exit code each ends with under
+#: bubblewrap (whose init reports a signal N as 128 + N): every sandbox must report the same.
+SELF_ENDINGS = {
+    "kills itself": ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", 128 + 9),
+    "terminates itself": ("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n", 128 + 15),
+    "terminates its process group": ("import os, signal\nos.kill(0, signal.SIGTERM)\n", 128 + 15),
+    "aborts": ("import os\nos.abort()\n", 128 + 6),
+    "exits with 3": ("import os\nos._exit(3)\n", 3),
+}
+
 
 def copy_course(target: Path) -> Path:
     """A copy of the repository's course (public and private parts) at ``target``, to change freely."""

@@ -7,6 +7,7 @@ import pytest
 from menace_course.limits import Limits
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.launch import bwrap_works
+from tests.support import SELF_ENDINGS
 
 KINDS = [pytest.param("process", id="process"), pytest.param("bwrap", id="bwrap", marks=pytest.mark.bwrap)]
 FAST = Limits(call_seconds=0.5, import_seconds=2, budget_seconds=5)
@@ -88,17 +89,6 @@ def test_a_call_that_stops_python_is_a_crash_and_the_child_restarts(kind):
     with started(kind) as worker:
         assert worker.call("leave", []).status == "crashed"
         assert worker.call("double", [[1]]).result == [2]
-
-
-#: Submissions that end themselves as they load, and the exit code each ends with under
-#: bubblewrap (whose init reports a signal N as 128 + N).
-SELF_ENDINGS = {
-    "kills itself": ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", 128 + 9),
-    "terminates itself": ("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n", 128 + 15),
-    "terminates its process group": ("import os, signal\nos.kill(0, signal.SIGTERM)\n", 128 + 15),
-    "aborts": ("import os\nos.abort()\n", 128 + 6),
-    "exits with 3": ("import os\nos._exit(3)\n", 3),
-}
 
 
 #: Every way a child is started: (kind, with a pid namespace where the kind makes one).

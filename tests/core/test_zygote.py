@@ -29,7 +29,7 @@ from menace_course.limits import Limits
 from menace_course.sandbox import launch, zygote
 from menace_course.sandbox.child import Child
 from menace_course.sandbox.outcomes import SandboxFailure
-from tests.support import REPO, descendants, processes
+from tests.support import REPO, SELF_ENDINGS, descendants, processes
 
 pytestmark = pytest.mark.skipif(not launch.bwrap_works(), reason="bubblewrap cannot run here")
 
@@ -61,13 +61,6 @@ def leave():
     random.random()  # the next box draws from the harness's seed afresh, not from here on
     return True
 """
-
-#: Programs that end while they load, and the exit code bubblewrap reports for each.
-ENDINGS = {
-    "exits with 3": ("import os\nos._exit(3)\n", 3),
-    "is killed by SIGKILL": ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", 128 + 9),
-    "aborts": ("import os\nos.abort()\n", 128 + 6),
-}
 
 #: Run by a Python of its own (as root, or as nobody): two boxes in a row, then the endings.
 SCENARIO = textwrap.dedent(
@@ -122,7 +115,7 @@ def run_scenario(as_user: str, zygote_switch: str, request: pytest.FixtureReques
             "-c",
             SCENARIO,
         ]
-    endings = {name: source for name, (source, _code) in ENDINGS.items()}
+    endings = {name: source for name, (source, _code) in SELF_ENDINGS.items()}
     done = subprocess.run(
         command,
         input=json.dumps([LOOK, endings]),
@@ -172,7 +165,7 @@ def test_a_box_ends_with_the_exit_codes_a_sandbox_started_from_scratch_gives(
     from_scratch = run_scenario(as_user, "off", request)
 
     assert in_boxes["zygote"] is True and from_scratch["zygote"] is False
-    expected = {name: code for name, (_source, code) in ENDINGS.items()}
+    expected = {name: code for name, (_source, code) in SELF_ENDINGS.items()}
     assert in_boxes["codes"] == expected
     assert from_scratch["codes"] == expected
 
